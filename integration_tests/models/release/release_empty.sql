@@ -1,0 +1,9 @@
+{#- An empty event table releases an empty mart. -#}
+{{ config(materialized='k_anonymous', k=3) }}
+
+{{ kanon.release_counts(
+    relation=ref('release_events_empty'),
+    privacy_unit='Patron Id',
+    dimensions=['branch', 'title'],
+    hierarchies={'branch': ref('release_hierarchy_branch'), 'title': ref('release_hierarchy_title')},
+) }}

@@ -1,0 +1,1 @@
+select * from {{ ref('release_events') }} where 1 = 0

@@ -1,0 +1,22 @@
+{#- Rows of a relation whose count column is below k or NULL; also checks the column exists. -#}
+{% macro _count_below_k(relation, count_column, k) %}
+  {%- set names = adapter.get_columns_in_relation(relation) | map(attribute='name') | map('lower') | list -%}
+  {%- if count_column | lower not in names -%}
+    {{ exceptions.raise_compiler_error(
+        "kanon: " ~ model.unique_id ~ " has no column '" ~ count_column ~ "' to check against k; "
+        ~ "set config count_column to the column holding each row's people count") }}
+  {%- endif -%}
+  {%- set check_sql -%}
+    select count(*) from {{ relation }}
+    where {{ adapter.quote(count_column) }} is null or {{ adapter.quote(count_column) }} < {{ k }}
+  {%- endset -%}
+  {{ return(run_query(check_sql).rows[0][0] | int) }}
+{% endmacro %}
+
+{#- Compile-time checks of the k_anonymous materialization's config. -#}
+{% macro _check_release_config(k, count_column) %}
+  {%- do kanon._check_k(k, "kanon: " ~ model.unique_id ~ " (materialized k_anonymous)") -%}
+  {%- if count_column is not string or count_column | trim == '' -%}
+    {{ exceptions.raise_compiler_error("kanon: " ~ model.unique_id ~ ": count_column must be a column name") }}
+  {%- endif -%}
+{% endmacro %}

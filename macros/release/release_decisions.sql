@@ -1,0 +1,49 @@
+{#-
+  kanon.release_decisions: what release_counts (called with the same arguments) does to every
+  finest cell: PASS, GENERALIZE (with the labels and levels it was released at) or SUPPRESS.
+  One row per finest cell. It names thin cells, so it belongs in a private schema (the audit
+  trail), never in front of report readers.
+-#}
+{% macro release_decisions(
+    relation,
+    privacy_unit=none,
+    dimensions=none,
+    hierarchies=none,
+    k=none,
+    ladder=none,
+    count_column='people',
+    count_rows=false,
+    null_policy='root'
+) -%}
+  {{ return(adapter.dispatch('release_decisions', 'kanon')(
+      relation, privacy_unit, dimensions, hierarchies, k, ladder, count_column, count_rows, null_policy)) }}
+{%- endmacro %}
+
+{% macro default__release_decisions(relation, privacy_unit, dimensions, hierarchies, k, ladder, count_column, count_rows, null_policy) -%}
+  {%- if not execute -%}
+    {{ return('select 1 as _kanon_parse_placeholder') }}
+  {%- endif -%}
+  {%- set k = k if k is not none else config.get('k') -%}
+  {%- set plan = kanon._release_plan(relation, privacy_unit, dimensions, hierarchies, k, ladder,
+      {}, count_column, count_rows, null_policy) -%}
+  {%- set q = adapter.quote -%}
+with
+{{ kanon._release_ctes(plan, with_fates=true) }}
+select
+  {%- for d in plan.dims %}
+  _k_orig{{ loop.index0 }} as {{ q(d.column) }},
+  {%- endfor %}
+  _k_n_orig as {{ q(plan.count_column) }},
+  case
+    when _k_step = 0 then 'PASS'
+    when _k_step is not null then 'GENERALIZE'
+    else 'SUPPRESS'
+  end as decision,
+  _k_step as ladder_step
+  {%- for d in plan.dims %},
+  _k_label{{ loop.index0 }} as {{ q('released_' ~ d.column) }},
+  _k_level{{ loop.index0 }} as {{ q('released_' ~ d.column ~ '_level') }}
+  {%- endfor %},
+  _k_n_released as {{ q('released_' ~ plan.count_column) }}
+from _k_fates
+{%- endmacro %}

@@ -1,0 +1,29 @@
+{#-
+  The flagship report: loans by branch x patron age band x title, released k-anonymously.
+  Most finest cells are thin (a few thousand loans over hundreds of titles), so the ladder
+  coarsens the most identifying dimension first: title to subject, then age band, then title to
+  subject class, then branch to region, then everything to the root.
+-#}
+{{ config(materialized='k_anonymous', k=5, count_column='patrons') }}
+
+{{ kanon.release_counts(
+    relation=ref('circulation_events'),
+    privacy_unit='patron_token',
+    dimensions=['branch', 'age_band', 'title'],
+    hierarchies={
+        'branch': ref('hierarchy_branch'),
+        'age_band': ref('hierarchy_age_band'),
+        'title': ref('hierarchy_title'),
+    },
+    ladder=[
+        {'title': 1},
+        {'age_band': 1},
+        {'title': 2},
+        {'branch': 1},
+        {'age_band': 2},
+        {'branch': 2},
+        {'title': 3},
+    ],
+    measures={'loans': 'count(*)'},
+    count_column='patrons',
+) }}

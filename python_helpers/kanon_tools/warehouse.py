@@ -1,0 +1,64 @@
+"""Connections to the warehouses named in the repo's profiles.yml, from the same variables.
+
+DuckDB: KANON_DUCKDB_PATH (default kanon.duckdb), schema KANON_SCHEMA (default main).
+Postgres: the libpq variables PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE (defaults
+127.0.0.1, 5432, root, '', test), schema KANON_SCHEMA (default kanon).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+TARGETS = ("duckdb", "postgres")
+
+
+@dataclass(frozen=True)
+class Target:
+    kind: str
+    schema: str
+
+    def relation(self, name: str, custom_schema: str | None = None) -> str:
+        """A quoted relation name, following dbt's default <target schema>_<custom schema>."""
+        schema = f"{self.schema}_{custom_schema}" if custom_schema else self.schema
+        return f'{quote_ident(schema)}.{quote_ident(name)}'
+
+
+def quote_ident(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def target(kind: str) -> Target:
+    if kind not in TARGETS:
+        raise ValueError(f"unknown target {kind!r}; expected one of {', '.join(TARGETS)}")
+    default_schema = "main" if kind == "duckdb" else "kanon"
+    return Target(kind, os.environ.get("KANON_SCHEMA", default_schema))
+
+
+def connect(kind: str, read_only: bool = False) -> Any:
+    """A DB-API connection to the target's warehouse."""
+    if kind == "duckdb":
+        import duckdb
+
+        return duckdb.connect(os.environ.get("KANON_DUCKDB_PATH", "kanon.duckdb"), read_only=read_only)
+    if kind == "postgres":
+        import psycopg2
+
+        conn = psycopg2.connect(
+            host=os.environ.get("PGHOST", "127.0.0.1"),
+            port=int(os.environ.get("PGPORT", "5432")),
+            user=os.environ.get("PGUSER", "root"),
+            password=os.environ.get("PGPASSWORD", ""),
+            dbname=os.environ.get("PGDATABASE", "test"),
+        )
+        conn.autocommit = True
+        return conn
+    raise ValueError(f"unknown target {kind!r}")
+
+
+def fetch(conn: Any, sql: str) -> tuple[list[str], list[Sequence[Any]]]:
+    cur = conn.cursor()
+    cur.execute(sql)
+    columns = [d[0] for d in cur.description]
+    return columns, cur.fetchall()

@@ -1,0 +1,232 @@
+"""Shared pytest machinery: drive dbt against DuckDB and Postgres, and query what it built.
+
+Every dbt-level test runs on both warehouses through the `warehouse_kind` fixture. Postgres is
+reached through the libpq variables (PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE). When it
+cannot be reached, the Postgres half fails under CI=true and is skipped, with one clear reason,
+anywhere else.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+INTEGRATION = ROOT / "integration_tests"
+DBT = str(Path(sys.executable).parent / "dbt")
+IN_CI = os.environ.get("CI", "").lower() == "true"
+WAREHOUSES = ("duckdb", "postgres")
+
+
+def pg_params() -> dict[str, Any]:
+    return {
+        "host": os.environ.get("PGHOST", "127.0.0.1"),
+        "port": int(os.environ.get("PGPORT", "5432")),
+        "user": os.environ.get("PGUSER", "root"),
+        "password": os.environ.get("PGPASSWORD", ""),
+        "dbname": os.environ.get("PGDATABASE", "test"),
+    }
+
+
+def postgres_unavailable_reason() -> str | None:
+    """None when Postgres answers, else a one-line reason."""
+    try:
+        import psycopg2
+
+        psycopg2.connect(connect_timeout=3, **pg_params()).close()
+        return None
+    except Exception as exc:  # any failure to connect means "not available"
+        params = pg_params()
+        first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        return f"Postgres not reachable at {params['host']}:{params['port']} ({first_line})"
+
+
+@dataclass
+class Warehouse:
+    """One isolated place to build into: a DuckDB file, or a Postgres schema prefix."""
+
+    kind: str
+    schema: str
+    workdir: Path
+    duckdb_path: Path = field(init=False)
+
+    def __post_init__(self) -> None:
+        # The file name must differ from the schema name: DuckDB cannot bind a view whose catalog
+        # (the file stem) and schema share a name ("Ambiguous reference to catalog").
+        self.duckdb_path = self.workdir / f"wh_{self.schema}.duckdb"
+
+    def env(self) -> dict[str, str]:
+        env = dict(os.environ)
+        env.update(
+            DBT_PROFILES_DIR=str(ROOT),
+            KANON_TARGET=self.kind,
+            KANON_SCHEMA=self.schema,
+            KANON_DUCKDB_PATH=str(self.duckdb_path),
+            DBT_SEND_ANONYMOUS_USAGE_STATS="false",
+        )
+        return env
+
+    def connect(self) -> Any:
+        if self.kind == "duckdb":
+            import duckdb
+
+            return duckdb.connect(str(self.duckdb_path))
+        import psycopg2
+
+        conn = psycopg2.connect(**pg_params())
+        conn.autocommit = True
+        return conn
+
+    def query(self, sql: str) -> list[tuple[Any, ...]]:
+        conn = self.connect()
+        try:
+            cur = conn.cursor()
+            cur.execute(sql)
+            return [tuple(row) for row in cur.fetchall()]
+        finally:
+            conn.close()
+
+    def execute(self, sql: str) -> None:
+        conn = self.connect()
+        try:
+            conn.cursor().execute(sql)
+            if self.kind == "duckdb":
+                conn.commit()
+        finally:
+            conn.close()
+
+    def relation(self, name: str, schema_suffix: str | None = None) -> str:
+        schema = self.schema if not schema_suffix else f"{self.schema}_{schema_suffix}"
+        return f'"{schema}"."{name}"'
+
+    def drop_everything(self) -> None:
+        if self.kind == "duckdb":
+            self.duckdb_path.unlink(missing_ok=True)
+            Path(f"{self.duckdb_path}.wal").unlink(missing_ok=True)
+            return
+        rows = self.query(
+            "select nspname from pg_namespace where nspname = %s or nspname like %s"
+            % (_pg_literal(self.schema), _pg_literal(self.schema + "\\_%"))
+        )
+        for (name,) in rows:
+            self.execute(f'drop schema if exists "{name}" cascade')
+
+
+def _pg_literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+@dataclass
+class DbtResult:
+    returncode: int
+    output: str
+    results: dict[str, dict[str, Any]]
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0
+
+    def status(self, name: str) -> str:
+        return str(self.results[name]["status"])
+
+
+class DbtProject:
+    """A dbt project driven through the CLI with its own target and log folders."""
+
+    def __init__(self, project_dir: Path, warehouse: Warehouse) -> None:
+        self.project_dir = project_dir
+        self.warehouse = warehouse
+        self.state_dir = warehouse.workdir / f"{project_dir.name}-{warehouse.kind}"
+        self.state_dir.mkdir(parents=True, exist_ok=True)
+
+    def run(self, *args: str, expect_ok: bool | None = True) -> DbtResult:
+        cmd = [DBT, *args, "--project-dir", str(self.project_dir)]
+        env = self.warehouse.env()
+        env.update(DBT_TARGET_PATH=str(self.state_dir / "target"), DBT_LOG_PATH=str(self.state_dir / "logs"))
+        proc = subprocess.run(
+            cmd,
+            cwd=self.project_dir,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            timeout=900,
+        )
+        results = self._run_results()
+        result = DbtResult(proc.returncode, proc.stdout, results)
+        if expect_ok is True and not result.ok:
+            raise AssertionError(f"dbt {' '.join(args)} failed:\n{proc.stdout[-6000:]}")
+        if expect_ok is False and result.ok:
+            raise AssertionError(f"dbt {' '.join(args)} unexpectedly succeeded:\n{proc.stdout[-3000:]}")
+        return result
+
+    def compiled_test_sql(self, test_name: str) -> str:
+        """The SQL dbt compiled for a (uniquely named) data test in the last invocation."""
+        found = list((self.state_dir / "target" / "compiled").rglob(f"{test_name}.sql"))
+        assert len(found) == 1, f"compiled SQL for {test_name}: {found}"
+        return found[0].read_text()
+
+    def _run_results(self) -> dict[str, dict[str, Any]]:
+        path = self.state_dir / "target" / "run_results.json"
+        if not path.exists():
+            return {}
+        data = json.loads(path.read_text())
+        path.unlink()  # a later failing invocation must not be read as this one's results
+        out: dict[str, dict[str, Any]] = {}
+        for item in data["results"]:
+            # unique ids are <type>.<package>.<name>[.<hash>]; tests are looked up by name
+            name = item["unique_id"].split(".")[2]
+            out[name] = item
+            out[item["unique_id"]] = item
+        return out
+
+
+@pytest.fixture(scope="session", params=WAREHOUSES)
+def warehouse_kind(request: pytest.FixtureRequest) -> str:
+    kind = str(request.param)
+    if kind == "postgres":
+        reason = postgres_unavailable_reason()
+        if reason:
+            if IN_CI:
+                pytest.fail(f"{reason}; CI requires the Postgres half of the suite", pytrace=False)
+            pytest.skip(f"{reason}: skipping the Postgres half of the suite")
+    return kind
+
+
+@pytest.fixture(scope="session")
+def session_workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("kanon")
+
+
+@pytest.fixture(scope="session")
+def make_warehouse(session_workdir: Path) -> Iterator[Any]:
+    """Factory: a fresh, isolated warehouse of a kind; dropped at the end of the session."""
+    made: list[Warehouse] = []
+
+    def _make(kind: str, tag: str) -> Warehouse:
+        schema = f"kt_{tag}_{uuid.uuid4().hex[:8]}"
+        wh = Warehouse(kind=kind, schema=schema, workdir=session_workdir)
+        made.append(wh)
+        return wh
+
+    yield _make
+    for wh in made:
+        try:
+            wh.drop_everything()
+        except Exception:  # cleanup must not mask the real test outcome
+            pass
+
+
+def copy_project(src: Path, dest: Path) -> Path:
+    """A writable copy of a dbt project, for tests that change files between runs."""
+    shutil.copytree(src, dest, ignore=shutil.ignore_patterns("target", "logs", "dbt_packages"))
+    return dest
