@@ -12,7 +12,7 @@
   _k_released  the cells of every step that reached k; every event ends in exactly one of these
                or in the suppressed set
 -#}
-{% macro _release_ctes(plan, with_fates=false) %}
+{% macro _release_ctes(plan, with_fates=false, with_remainder=false) %}
   {%- set q = adapter.quote -%}
   {%- set string = dbt.type_string() -%}
   {%- set dims = plan.dims -%}
@@ -78,7 +78,7 @@
     cross join _k_roots as _k_r
     {%- for d in dims if d.hierarchy is not none %}
     {%- set i = dims.index(d) %}
-    left join _k_h{{ i }} on _k_h{{ i }}._k_leaf = _k_e._k_v{{ i }}
+    left join _k_h{{ i }} on _k_e._k_v{{ i }} = _k_h{{ i }}._k_leaf
     {%- endfor %}
   ),
   {%- for levels in steps %}
@@ -104,16 +104,20 @@
     from {{ source }}
     group by {{ keys | join(', ') }}
   ),
+  {%- if not loop.last or with_remainder %}
   _k_rest_{{ s + 1 }} as (
     select _k_src.*
     from {{ source }} as _k_src
     inner join _k_cells_{{ s }} as _k_thin
-      on _k_thin._k_n < {{ plan.k }}
+      on
       {%- for key in keys %}
-      and _k_src.{{ key }} = _k_thin.{{ key }}
+      _k_src.{{ key }} = _k_thin.{{ key }} and
       {%- endfor %}
+      _k_thin._k_n < {{ plan.k }}
   ),
+  {%- endif %}
   {%- endfor %}
+  {%- if not with_fates %}
   _k_released as (
     {%- for levels in steps %}
     {%- set s = loop.index0 %}
@@ -132,7 +136,7 @@
     where _k_n >= {{ plan.k }}
     {%- endfor %}
   )
-  {%- if with_fates %},
+  {%- else %}
   {#- The fate of every finest cell: the step whose group released its events, if any. A thin
       cell's events stay together on the way up, so each cell has exactly one fate. -#}
   _k_fates as (
@@ -145,7 +149,14 @@
         {%- for levels in steps %}
         when _k_c{{ loop.index0 }}._k_n >= {{ plan.k }} then {{ loop.index0 }}
         {%- endfor %}
-      end as _k_step
+      end as _k_step,
+      case
+        when _k_c0._k_n >= {{ plan.k }} then 'PASS'
+        {%- for levels in steps[1:] %}
+        when _k_c{{ loop.index }}._k_n >= {{ plan.k }} then 'GENERALIZE'
+        {%- endfor %}
+        else 'SUPPRESS'
+      end as _k_decision
       {%- for i in range(dims | length) %},
       case
         {%- for levels in steps %}
@@ -169,8 +180,8 @@
     left join _k_cells_{{ s }} as _k_c{{ s }}
       on _k_c{{ s - 1 }}._k_n < {{ plan.k }}
       {%- for i in range(dims | length) %}
-      and _k_c{{ s }}._k_l{{ i }}_{{ levels[i] }} = _k_c0._k_l{{ i }}_{{ levels[i] }}
-      and _k_c{{ s }}._k_lv{{ i }}_{{ levels[i] }} = _k_c0._k_lv{{ i }}_{{ levels[i] }}
+      and _k_c0._k_l{{ i }}_{{ levels[i] }} = _k_c{{ s }}._k_l{{ i }}_{{ levels[i] }}
+      and _k_c0._k_lv{{ i }}_{{ levels[i] }} = _k_c{{ s }}._k_lv{{ i }}_{{ levels[i] }}
       {%- endfor %}
     {%- endfor %}
   )

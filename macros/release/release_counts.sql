@@ -38,7 +38,7 @@
   {%- set q = adapter.quote -%}
   {%- set last = plan.steps | length -%}
 with
-{{ kanon._release_ctes(plan) }}
+{{ kanon._release_ctes(plan, with_remainder=remainder) }}
 select
   {%- for d in plan.dims %}
   _k_label{{ loop.index0 }} as {{ q(d.column) }},

@@ -34,11 +34,7 @@ select
   _k_orig{{ loop.index0 }} as {{ q(d.column) }},
   {%- endfor %}
   _k_n_orig as {{ q(plan.count_column) }},
-  case
-    when _k_step = 0 then 'PASS'
-    when _k_step is not null then 'GENERALIZE'
-    else 'SUPPRESS'
-  end as decision,
+  _k_decision as decision,
   _k_step as ladder_step
   {%- for d in plan.dims %},
   _k_label{{ loop.index0 }} as {{ q('released_' ~ d.column) }},

@@ -19,8 +19,6 @@
         {'title': 2},
         {'branch': 1},
         {'age_band': 2},
-        {'branch': 2},
-        {'title': 3},
     ],
     count_column='patrons',
 ) }}

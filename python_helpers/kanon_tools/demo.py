@@ -24,10 +24,15 @@ def run(args: argparse.Namespace) -> int:
     try:
         mart = tgt.relation(MART, "example")
         decisions = tgt.relation(f"{MART}__decisions", "example_audit")
+        # a few of the largest rows at each combination of levels, coarsest last
         columns, rows = fetch(
             conn,
-            f"select * from {mart} order by title_level, age_band_level, branch_level, patrons desc, "
-            f"branch, age_band, title limit {args.rows}",
+            "select branch, branch_level, age_band, age_band_level, title, title_level, patrons, loans from ("
+            " select m.*, row_number() over (partition by branch_level, age_band_level, title_level"
+            "   order by patrons desc, branch, age_band, title) as rank_in_level"
+            f" from {mart} as m) as ranked where rank_in_level <= 2"
+            " order by branch_level + age_band_level + title_level, branch_level, age_band_level, title_level,"
+            f" rank_in_level limit {args.rows}",
         )
         print(f"\nReleased: {mart} (every row describes at least k=5 distinct patrons)\n")
         print(format_table(columns, rows))
@@ -40,6 +45,16 @@ def run(args: argparse.Namespace) -> int:
         print("Finest cells (branch x age band x title) by decision:")
         for decision, cells, patrons in summary:
             print(f"  {decision:<10} {cells:>6} cells  ({patrons} patron-cells)")
+        # The private decisions table explains the fate of the cell from the problem statement.
+        _, fate = fetch(
+            conn,
+            f"select decision, released_branch, released_age_band, released_title, released_patrons from {decisions}"
+            " where branch = 'RIVERSIDE' and age_band = '13-17'"
+            " and title = 'Coping With a Parent''s Incarceration'",
+        )
+        for decision, branch, age_band, title, patrons in fate:
+            where = f"released as {branch} | {age_band} | {title} ({patrons} patrons)" if decision != "SUPPRESS" else "suppressed"
+            print(f"\nThe 1-patron cell RIVERSIDE | 13-17 | Coping With a Parent's Incarceration: {decision}, {where}.")
     finally:
         conn.close()
     return 0
@@ -48,5 +63,5 @@ def run(args: argparse.Namespace) -> int:
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("demo", help="print what the example release published")
     parser.add_argument("--target", choices=TARGETS, default="duckdb")
-    parser.add_argument("--rows", type=int, default=12, help="rows of the safe mart to show")
+    parser.add_argument("--rows", type=int, default=14, help="rows of the safe mart to show")
     parser.set_defaults(func=run)

@@ -1,0 +1,28 @@
+{#-
+    kanon.hierarchy_leaves_unique (model-level)
+
+    A hierarchy has one row per leaf: every level_0 value appears exactly once.
+    Failing rows, one per offending leaf: leaf, n_rows (how many rows carry it).
+-#}
+{% test hierarchy_leaves_unique(model, column_name=none) %}
+    {%- if column_name is not none -%}
+        {%- do exceptions.raise_compiler_error(
+            "kanon.hierarchy_leaves_unique is a model-level test: list it under the hierarchy's "
+            ~ "data_tests, not under a column (got column_name=" ~ column_name ~ ")"
+        ) -%}
+    {%- endif -%}
+    {{ return(adapter.dispatch('test_hierarchy_leaves_unique', 'kanon')(model)) }}
+{% endtest %}
+
+{% macro default__test_hierarchy_leaves_unique(model) %}
+    {#- at parse time the helper returns []; the placeholder keeps the rendered SQL well-formed -#}
+    {%- set levels = kanon._hierarchy_level_columns(model) or ['level_0', 'level_1'] -%}
+    {%- set leaf = adapter.quote(levels[0]) %}
+
+select
+    {{ leaf }} as leaf,
+    count(*) as n_rows
+from {{ model }}
+group by {{ leaf }}
+having count(*) > 1
+{% endmacro %}
