@@ -49,7 +49,7 @@ bench: $(STAMP)
 lock:
 	rm -rf /tmp/kanon-lock && $(PYTHON) -m venv /tmp/kanon-lock
 	/tmp/kanon-lock/bin/pip install --quiet -r requirements.in
-	/tmp/kanon-lock/bin/pip freeze > requirements.txt
+	/tmp/kanon-lock/bin/pip freeze --all | grep -v '^pip==' > requirements.txt
 
 clean:
 	rm -rf $(VENV) target logs dbt_packages integration_tests/target integration_tests/dbt_packages *.duckdb
