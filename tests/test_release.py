@@ -11,7 +11,7 @@ from conftest import INTEGRATION, DbtProject, Warehouse
 
 pytestmark = pytest.mark.dbt
 
-RELEASE_NODES = ("--select", "path:seeds/release", "path:models/release")
+RELEASE_NODES = ("--select", "path:seeds/release", "path:models/release", "package:kanon,path:models/audit")
 
 
 @pytest.fixture(scope="module")

@@ -1,5 +1,5 @@
-{#- Rows of a relation whose count column is below k or NULL; also checks the column exists. -#}
-{% macro _count_below_k(relation, count_column, k) %}
+{#- Rows of a relation (optionally filtered) whose count column is below k or NULL; also checks the column exists. -#}
+{% macro _count_below_k(relation, count_column, k, filter='') %}
   {%- set names = adapter.get_columns_in_relation(relation) | map(attribute='name') | map('lower') | list -%}
   {%- if count_column | lower not in names -%}
     {{ exceptions.raise_compiler_error(
@@ -7,7 +7,7 @@
         ~ "set config count_column to the column holding each row's people count") }}
   {%- endif -%}
   {%- set check_sql -%}
-    select count(*) from {{ relation }}
+    select count(*) from (select * from {{ relation }} {{ filter }}) as published
     where {{ adapter.quote(count_column) }} is null or {{ adapter.quote(count_column) }} < {{ k }}
   {%- endset -%}
   {{ return(run_query(check_sql).rows[0][0] | int) }}

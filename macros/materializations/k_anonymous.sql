@@ -1,14 +1,23 @@
 {#-
   materialized='k_anonymous': a table that is only ever published when every row describes at
-  least k people. Starts from dbt's own table materialization: the model is built into an
-  intermediate relation, then checked, and only then swapped in, inside one transaction.
+  least k people, with every decision on the record. Starts from dbt's own table
+  materialization; inside one transaction it
+
+    1. builds the model into a staging table in the private audit schema (a release_counts
+       model's SQL carries the audit too, marked by _kanon_row; a hand-written one is the
+       published rows themselves),
+    2. checks that no row to publish has a count below k or NULL; if one does, it drops the
+       staging table, records a REFUSED release, commits that record and fails,
+    3. builds the new release from the staging table (contracts apply here), appends the cell
+       decisions and a summary row to the audit trail, drops the staging table,
+    4. swaps the new release in and applies grants, and commits.
+
+  A crash before the commit leaves the old release and no new audit rows; after it, the new
+  release and all of them. Nothing holding thin cells is ever created in the mart's schema.
 
   config:
     k             (required) whole number >= 2
     count_column  the column holding each row's people count (default 'people')
-  On a violation (a count below k, or NULL) the intermediate relation is dropped, the previous
-  release stays exactly as it was, and the run fails naming the model, k and the number of
-  offending rows, never their values.
 -#}
 {% materialization k_anonymous, default %}
   {%- set k = config.get('k') -%}
@@ -24,27 +33,63 @@
   {%- set preexisting_backup_relation = load_cached_relation(backup_relation) -%}
   {%- set grant_config = config.get('grants') -%}
 
+  {%- set audit_cells = kanon._audit_relation('kanon_audit_cells') -%}
+  {%- set audit_releases = kanon._audit_relation('kanon_audit_releases') -%}
+  {%- set staging_relation = audit_cells.incorporate(path={'identifier': this.identifier ~ '__kanon_staging'}) -%}
+  {%- set release = {
+      'invocation_id': invocation_id,
+      'released_at': run_started_at.strftime('%Y-%m-%d %H:%M:%S'),
+      'report': model.name,
+      'report_unique_id': model.unique_id,
+      'k': k,
+      'policy_fingerprint': kanon._sql_policy_fingerprint(sql, k),
+  } -%}
+
   {{ drop_relation_if_exists(preexisting_intermediate_relation) }}
   {{ drop_relation_if_exists(preexisting_backup_relation) }}
+  {%- do kanon._ensure_audit_trail(audit_cells, audit_releases) -%}
+  {{ drop_relation_if_exists(adapter.get_relation(staging_relation.database, staging_relation.schema, staging_relation.identifier)) }}
 
   {{ run_hooks(pre_hooks, inside_transaction=False) }}
   -- `BEGIN` happens here:
   {{ run_hooks(pre_hooks, inside_transaction=True) }}
 
-  {% call statement('main') -%}
-    {{ get_create_table_as_sql(False, intermediate_relation, sql) }}
+  {% call statement('kanon_staging') -%}
+    create table {{ staging_relation }} as {{ sql }}
   {%- endcall %}
 
+  {#- A release_counts model carries its audit (column _kanon_row); a hand-written one does not. -#}
+  {%- set staged_columns = adapter.get_columns_in_relation(staging_relation) | map(attribute='name') | list -%}
+  {%- set long_form = '_kanon_row' in (staged_columns | map('lower') | list) -%}
+  {%- set published_columns = [] -%}
+  {%- for name in staged_columns if not (name | lower).startswith('_kanon_') -%}
+    {%- do published_columns.append(adapter.quote(name)) -%}
+  {%- endfor -%}
+  {%- set published_filter = "where _kanon_row = 'release'" if long_form else '' -%}
+
   {#- The gate: nothing below k is published. -#}
-  {%- set offending = kanon._count_below_k(intermediate_relation, count_column, k) -%}
+  {%- set offending = kanon._count_below_k(staging_relation, count_column, k, published_filter) -%}
   {%- if offending != 0 -%}
-    {{ adapter.drop_relation(intermediate_relation) }}
+    {%- set reason = offending ~ " row(s) have " ~ count_column ~ " below k=" ~ k ~ " or NULL" -%}
+    {{ adapter.drop_relation(staging_relation) }}
+    {% call statement('kanon_refused') -%}
+      {{ kanon._audit_insert_refused(audit_releases, release, reason) }}
+    {%- endcall %}
     {{ adapter.commit() }}
     {{ exceptions.raise_compiler_error(
-        "kanon: refused to publish " ~ model.unique_id ~ ": " ~ offending ~ " row(s) have "
-        ~ count_column ~ " below k=" ~ k ~ " or NULL. Nothing was published; the previous release of "
-        ~ target_relation ~ " is unchanged.") }}
+        "kanon: refused to publish " ~ model.unique_id ~ ": " ~ reason
+        ~ ". Nothing was published; the previous release of " ~ target_relation ~ " is unchanged.") }}
   {%- endif -%}
+
+  {% call statement('main') -%}
+    {{ get_create_table_as_sql(False, intermediate_relation,
+        'select ' ~ (published_columns | join(', ')) ~ ' from ' ~ staging_relation ~ ' ' ~ published_filter) }}
+  {%- endcall %}
+
+  {% call statement('kanon_audit') -%}
+    {{ kanon._audit_insert_release(audit_cells, audit_releases, staging_relation, release, long_form, count_column, published_columns) }}
+  {%- endcall %}
+  {{ adapter.drop_relation(staging_relation) }}
 
   {% if existing_relation is not none %}
     {% set existing_relation = load_cached_relation(existing_relation) %}
@@ -60,7 +105,7 @@
   {% do apply_grants(target_relation, grant_config, should_revoke=should_revoke) %}
   {% do persist_docs(target_relation, model) %}
 
-  -- `COMMIT` happens here: the new release and its grants land together
+  -- `COMMIT` happens here: the new release, its grants and its audit rows land together
   {{ adapter.commit() }}
 
   {{ drop_relation_if_exists(backup_relation) }}

@@ -12,7 +12,7 @@
   _k_released  the cells of every step that reached k; every event ends in exactly one of these
                or in the suppressed set
 -#}
-{% macro _release_ctes(plan, with_fates=false, with_remainder=false) %}
+{% macro _release_ctes(plan, with_released=true, with_fates=false, with_remainder=false) %}
   {%- set q = adapter.quote -%}
   {%- set string = dbt.type_string() -%}
   {%- set dims = plan.dims -%}
@@ -117,7 +117,7 @@
   ),
   {%- endif %}
   {%- endfor %}
-  {%- if not with_fates %}
+  {%- if with_released %}
   _k_released as (
     {%- for levels in steps %}
     {%- set s = loop.index0 %}
@@ -135,8 +135,9 @@
     from _k_cells_{{ s }}
     where _k_n >= {{ plan.k }}
     {%- endfor %}
-  )
-  {%- else %}
+  ){% if with_fates %},{% endif %}
+  {%- endif %}
+  {%- if with_fates %}
   {#- The fate of every finest cell: the step whose group released its events, if any. A thin
       cell's events stay together on the way up, so each cell has exactly one fate. -#}
   _k_fates as (

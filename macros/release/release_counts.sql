@@ -5,6 +5,11 @@
   thinner cells climb the ladder, regrouped and recounted at coarser hierarchy levels, and are
   released at the first step where their group reaches k (GENERALIZE); what is left after the
   last step is suppressed (SUPPRESS). Documented in macros/release/_release.yml and the README.
+
+  In a model materialized k_anonymous the same statement also carries the audit of the release
+  (one row per finest cell, and the people suppressed), marked by the column _kanon_row; the
+  materialization publishes the released rows and writes the rest to the private audit trail,
+  in one transaction, so the events are grouped once for both.
 -#}
 {% macro release_counts(
     relation,
@@ -27,19 +32,31 @@
 
 {% macro default__release_counts(relation, privacy_unit, dimensions, hierarchies, k, ladder, measures, count_column, count_rows, null_policy, remainder, warn_missing) -%}
   {#- At parse time dbt only records refs and configs (config.get is a stub then); every
-      argument is checked when the model compiles, before anything runs. -#}
+      argument is checked when the model compiles, before anything runs. The audit trail is a
+      dependency so that `dbt build` creates it before the first release. -#}
   {%- if not execute -%}
+    {%- do ref('kanon', 'kanon_audit_cells') -%}
+    {%- do ref('kanon', 'kanon_audit_releases') -%}
     {{ return('select 1 as _kanon_parse_placeholder') }}
   {%- endif -%}
   {%- set k = k if k is not none else config.get('k') -%}
   {%- set plan = kanon._release_plan(relation, privacy_unit, dimensions, hierarchies, k, ladder,
       measures, count_column, count_rows, null_policy) -%}
   {%- do kanon._release_check_inputs(plan, warn_missing) -%}
+  {%- set audit = config.get('materialized') == 'k_anonymous' -%}
   {%- set q = adapter.quote -%}
+  {%- set string = dbt.type_string() -%}
+  {%- set people = 'count(*)' if plan.count_rows else 'count(distinct _k_pu)' -%}
   {%- set last = plan.steps | length -%}
+{%- if audit %}
+/* kanon_policy_fingerprint: {{ kanon._policy_fingerprint(plan) }} */
+{%- endif %}
 with
-{{ kanon._release_ctes(plan, with_remainder=remainder) }}
+{{ kanon._release_ctes(plan, with_fates=audit, with_remainder=(remainder or audit)) }}
 select
+  {%- if audit %}
+  cast('release' as {{ string }}) as _kanon_row,
+  {%- endif %}
   {%- for d in plan.dims %}
   _k_label{{ loop.index0 }} as {{ q(d.column) }},
   _k_level{{ loop.index0 }} as {{ q(d.column ~ '_level') }},
@@ -48,20 +65,73 @@ select
   {%- for name in plan.measures %},
   _k_m{{ loop.index0 }} as {{ q(name) }}
   {%- endfor %}
+  {{- kanon._release_audit_columns(none) if audit }}
 from _k_released
 {%- if remainder %}
 union all
 {# One row for everything the ladder suppressed, released only when it too reaches k. #}
 select
+  {%- if audit %}
+  'release',
+  {%- endif %}
   {%- for d in plan.dims %}
-  cast(null as {{ dbt.type_string() }}) as {{ q(d.column) }},
-  cast(null as {{ dbt.type_int() }}) as {{ q(d.column ~ '_level') }},
+  cast(null as {{ string }}),
+  cast(null as {{ dbt.type_int() }}),
   {%- endfor %}
-  {{ 'count(*)' if plan.count_rows else 'count(distinct _k_pu)' }} as {{ q(plan.count_column) }}
+  {{ people }}
   {%- for name, expression in plan.measures.items() %},
-  {{ expression }} as {{ q(name) }}
+  {{ expression }}
   {%- endfor %}
+  {{- kanon._release_audit_columns(none) if audit }}
 from _k_rest_{{ last }}
-having {{ 'count(*)' if plan.count_rows else 'count(distinct _k_pu)' }} >= {{ plan.k }}
+having {{ people }} >= {{ plan.k }}
+{%- endif %}
+{%- if audit %}
+union all
+{# The audit: what happened to every finest cell ... #}
+select
+  'cell'
+  {%- for d in plan.dims %}, null, null{% endfor %}, null
+  {%- for name in plan.measures %}, null{% endfor %}
+  {{- kanon._release_audit_columns({
+      'cell_labels': kanon._json_object(kanon._release_label_pairs(plan, '_k_orig', none)),
+      'people': '_k_n_orig',
+      'decision': '_k_decision',
+      'ladder_step': '_k_step',
+      'released_labels': 'case when _k_step is not null then ' ~ kanon._json_object(kanon._release_label_pairs(plan, '_k_label', none)) ~ ' end',
+      'released_levels': 'case when _k_step is not null then ' ~ kanon._json_object(kanon._release_label_pairs(plan, '_k_level', 'level')) ~ ' end',
+      'released_people': '_k_n_released',
+  }) }}
+from _k_fates
+union all
+{# ... and how many distinct people the suppressed events belong to. #}
+select
+  'suppressed'
+  {%- for d in plan.dims %}, null, null{% endfor %}, null
+  {%- for name in plan.measures %}, null{% endfor %}
+  {{- kanon._release_audit_columns({'people': people}) }}
+from _k_rest_{{ last }}
 {%- endif %}
 {%- endmacro %}
+
+{#- The audit columns of the long form, NULL unless given (typed, so every union branch agrees). -#}
+{% macro _release_audit_columns(values) %}
+  {%- set values = values or {} -%}
+  {%- set string = dbt.type_string() -%}
+  {%- set columns = [
+      ('cell_labels', string), ('people', dbt.type_bigint()), ('decision', string),
+      ('ladder_step', dbt.type_int()), ('released_labels', string), ('released_levels', string),
+      ('released_people', dbt.type_bigint())] -%}
+  {%- for name, type in columns %},
+  cast({{ values.get(name, 'null') }} as {{ type }}) as _kanon_{{ name }}
+  {%- endfor %}
+{% endmacro %}
+
+{#- (dimension name, column expression, is_text) triples for _json_object. -#}
+{% macro _release_label_pairs(plan, prefix, kind) %}
+  {%- set pairs = [] -%}
+  {%- for d in plan.dims -%}
+    {%- do pairs.append((d.name, prefix ~ loop.index0, kind is none)) -%}
+  {%- endfor -%}
+  {{ return(pairs) }}
+{% endmacro %}

@@ -28,7 +28,7 @@
       {}, count_column, count_rows, null_policy) -%}
   {%- set q = adapter.quote -%}
 with
-{{ kanon._release_ctes(plan, with_fates=true) }}
+{{ kanon._release_ctes(plan, with_released=false, with_fates=true) }}
 select
   {%- for d in plan.dims %}
   _k_orig{{ loop.index0 }} as {{ q(d.column) }},

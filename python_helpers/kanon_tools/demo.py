@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 from typing import Any, Sequence
 
 from kanon_tools.warehouse import TARGETS, connect, fetch, target
@@ -23,7 +24,6 @@ def run(args: argparse.Namespace) -> int:
     conn = connect(args.target)
     try:
         mart = tgt.relation(MART, "example")
-        decisions = tgt.relation(f"{MART}__decisions", "example_audit")
         # a few of the largest rows at each combination of levels, coarsest last
         columns, rows = fetch(
             conn,
@@ -36,24 +36,31 @@ def run(args: argparse.Namespace) -> int:
         )
         print(f"\nReleased: {mart} (every row describes at least k=5 distinct patrons)\n")
         print(format_table(columns, rows))
-        _, summary = fetch(
-            conn,
-            f"select decision, count(*), sum(patrons) from {decisions} group by decision order by decision",
-        )
         _, released = fetch(conn, f"select count(*), min(patrons) from {mart}")
         print(f"\n{released[0][0]} rows released, smallest cell {released[0][1]} patrons.")
-        print("Finest cells (branch x age band x title) by decision:")
-        for decision, cells, patrons in summary:
-            print(f"  {decision:<10} {cells:>6} cells  ({patrons} patron-cells)")
-        # The private decisions table explains the fate of the cell from the problem statement.
+        # The private audit trail explains the release; the demo reads its latest entry.
+        cells = tgt.relation("kanon_audit_cells", "kanon_audit")
+        releases = tgt.relation("kanon_audit_releases", "kanon_audit")
+        latest = (
+            f"(select max(invocation_id) from {releases} where report = '{MART}' and status = 'RELEASED'"
+            f" and released_at = (select max(released_at) from {releases} where report = '{MART}'))"
+        )
+        _, summary = fetch(
+            conn,
+            f"select decision, count(*), sum(people) from {cells}"
+            f" where report = '{MART}' and invocation_id = {latest} group by decision order by decision",
+        )
+        print("Finest cells (branch x age band x title) by decision, from the audit trail:")
+        for decision, n_cells, patrons in summary:
+            print(f"  {decision:<10} {n_cells:>6} cells  ({patrons} patron-cells)")
         _, fate = fetch(
             conn,
-            f"select decision, released_branch, released_age_band, released_title, released_patrons from {decisions}"
-            " where branch = 'RIVERSIDE' and age_band = '13-17'"
-            " and title = 'Coping With a Parent''s Incarceration'",
+            f"select decision, released_labels, released_people from {cells}"
+            f" where report = '{MART}' and invocation_id = {latest} and cell_labels = "
+            """'{"branch":"RIVERSIDE","age_band":"13-17","title":"Coping With a Parent''s Incarceration"}'""",
         )
-        for decision, branch, age_band, title, patrons in fate:
-            where = f"released as {branch} | {age_band} | {title} ({patrons} patrons)" if decision != "SUPPRESS" else "suppressed"
+        for decision, labels, patrons in fate:
+            where = f"released as {' | '.join(json.loads(labels).values())} ({patrons} patrons)" if labels else "suppressed"
             print(f"\nThe 1-patron cell RIVERSIDE | 13-17 | Coping With a Parent's Incarceration: {decision}, {where}.")
     finally:
         conn.close()
