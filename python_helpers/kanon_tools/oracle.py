@@ -1,0 +1,326 @@
+"""A plain-Python reference implementation of `kanon.release_counts`, for the tests.
+
+Written from the documented semantics of the release, not from its SQL, so the two can be checked
+against each other. It is deliberately naive: every step regroups the remaining events in a
+dictionary and recounts them; there is no SQL, no dbt and no warehouse here.
+
+Semantics, in short:
+
+* A hierarchy is a list of rows ``(level_0, ..., level_n)``: ``level_0`` is the leaf as it appears
+  in the data, ``level_n`` the single root; its depth is ``n``.
+* At level ``L``, a dimension value ``v`` becomes ``(label, level)``: the hierarchy's label at
+  ``L`` when ``v`` is one of its leaves, else (``v`` is NULL or missing from the hierarchy)
+  ``(root, depth)``. A dimension without a hierarchy is only ever used at level 0: NULL becomes
+  ``('*', 1)`` and any other value ``(v, 0)``.
+* ``null_policy='suppress'`` drops every event with a NULL in any dimension before anything else.
+* The ladder is a list of level vectors (one level per dimension), the first all zeros. At each
+  step the events not yet released are grouped by their ``(label, level)`` per dimension; groups
+  of at least ``k`` (distinct non-NULL privacy units, or events with ``count_rows``) are released,
+  the rest go on to the next step. Whatever is left after the last step is suppressed.
+* ``remainder=True`` adds one row with every label and level NULL for the suppressed events,
+  released only when it too reaches ``k``.
+
+`release_counts` returns a `Release`: the released rows in output column order, and the fate of
+every input event (which row released it, or that it was suppressed or dropped), so tests can check
+that every event ends in exactly one place and recount each row from the raw events.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+FLAT_ROOT = "*"
+"""The root label of a dimension without a hierarchy (a NULL value is released as it)."""
+
+Value = str | None
+Event = Mapping[str, Value]
+Measure = Callable[[Sequence[Event]], object]
+"""An aggregate over the events of one released group, e.g. `count_star` for ``count(*)``."""
+Levels = tuple[int, ...]
+Key = tuple[tuple[str, int], ...]
+"""A group key: one ``(label, level)`` per dimension, in dimension order."""
+NullPolicy = Literal["root", "suppress"]
+Outcome = Literal["released", "suppressed", "dropped"]
+
+
+def count_star(events: Sequence[Event]) -> int:
+    """The measure ``count(*)``: how many events the group holds."""
+    return len(events)
+
+
+class Hierarchy:
+    """A generalization hierarchy: rows ``(level_0, ..., level_depth)``, one per leaf."""
+
+    __slots__ = ("_by_leaf", "depth", "root", "rows")
+
+    def __init__(self, rows: Iterable[Sequence[str]]) -> None:
+        self.rows: tuple[tuple[str, ...], ...] = tuple(tuple(row) for row in rows)
+        if not self.rows:
+            raise ValueError("a hierarchy needs at least one row")
+        widths = {len(row) for row in self.rows}
+        if len(widths) != 1:
+            raise ValueError(f"hierarchy rows have different numbers of levels: {sorted(widths)}")
+        width = widths.pop()
+        if width < 2:
+            raise ValueError("a hierarchy needs at least two levels (the leaf and a single root)")
+        for row in self.rows:
+            if any(label is None for label in row):
+                raise ValueError(f"hierarchy row {row!r} has a NULL label")
+        roots = {row[-1] for row in self.rows}
+        if len(roots) != 1:
+            raise ValueError(f"a hierarchy needs exactly one root, got {sorted(roots)}")
+        self._by_leaf: dict[str, tuple[str, ...]] = {}
+        for row in self.rows:
+            if row[0] in self._by_leaf:
+                raise ValueError(f"leaf {row[0]!r} is listed more than once")
+            self._by_leaf[row[0]] = row
+        self.depth: int = width - 1
+        self.root: str = roots.pop()
+
+    def labels_of(self, value: Value) -> tuple[str, ...] | None:
+        """The labels of a leaf at every level, or None when `value` is NULL or not a leaf."""
+        if value is None:
+            return None
+        return self._by_leaf.get(value)
+
+    def __repr__(self) -> str:
+        return f"Hierarchy(depth={self.depth}, leaves={len(self.rows)})"
+
+
+def generalize(value: Value, hierarchy: Hierarchy | None, level: int) -> tuple[str, int]:
+    """The ``(label, level)`` a dimension value is released under at `level`."""
+    if hierarchy is None:
+        if level != 0:
+            raise ValueError("a dimension without a hierarchy is only used at level 0")
+        return (FLAT_ROOT, 1) if value is None else (value, 0)
+    labels = hierarchy.labels_of(value)
+    if labels is None:
+        return hierarchy.root, hierarchy.depth
+    return labels[level], level
+
+
+def resolve_ladder(
+    dimensions: Sequence[str],
+    depths: Sequence[int | None],
+    ladder: Sequence[Mapping[str, int]] | None,
+) -> list[Levels]:
+    """The ladder as absolute level vectors, first step all zeros.
+
+    `depths` holds each dimension's hierarchy depth, None for a dimension without hierarchy.
+    Without a ladder: round-robin over the dimensions with a hierarchy, in declared order, one
+    level at a time, until every one of them is at its root. A user ladder is a list of
+    ``{dimension: level}`` steps; dimensions a step does not name keep their previous level, and a
+    step that changes nothing is skipped. Dimension names match case-insensitively.
+    """
+    if len(dimensions) != len(depths):
+        raise ValueError("one depth per dimension is required")
+    current = [0] * len(dimensions)
+    steps: list[Levels] = [tuple(current)]
+    if ladder is None:
+        max_depth = max((d or 0 for d in depths), default=0)
+        for _ in range(max_depth):
+            for i, depth in enumerate(depths):
+                if depth is not None and current[i] < depth:
+                    current[i] += 1
+                    steps.append(tuple(current))
+        return steps
+
+    index = {name.lower(): i for i, name in enumerate(dimensions)}
+    for number, step in enumerate(ladder, start=1):
+        if not isinstance(step, Mapping) or not step:
+            raise ValueError(f"ladder step {number} must be a non-empty mapping {{dimension: level}}")
+        for name, level in step.items():
+            if name.lower() not in index:
+                raise ValueError(f"ladder step {number} names {name!r}, which is not a dimension")
+            i = index[name.lower()]
+            depth = depths[i]
+            if depth is None:
+                raise ValueError(f"ladder step {number} raises {name!r}, which has no hierarchy")
+            if isinstance(level, bool) or not isinstance(level, int) or level < 0:
+                raise ValueError(f"ladder step {number}: level of {name!r} must be a whole number >= 0")
+            if level > depth:
+                raise ValueError(
+                    f"ladder step {number} asks for level {level} of {name!r}, whose hierarchy has depth {depth}"
+                )
+            current[i] = level
+        if tuple(current) != steps[-1]:
+            steps.append(tuple(current))
+    return steps
+
+
+@dataclass(frozen=True)
+class ReleasedRow:
+    """One row of the release. The remainder row has every label and level None and no step."""
+
+    labels: tuple[str | None, ...]
+    levels: tuple[int | None, ...]
+    count: int
+    measures: tuple[object, ...]
+    step: int | None
+
+    def as_tuple(self) -> tuple[object, ...]:
+        """The row in output column order: label and level per dimension, count, measures."""
+        out: list[object] = []
+        for label, level in zip(self.labels, self.levels, strict=True):
+            out.extend((label, level))
+        out.append(self.count)
+        out.extend(self.measures)
+        return tuple(out)
+
+
+@dataclass(frozen=True)
+class Fate:
+    """What happened to one input event.
+
+    ``released``: released in ``Release.rows[row]`` at ladder step ``step``;
+    ``suppressed``: left after the last step (counted in the remainder row, if any);
+    ``dropped``: removed up front by ``null_policy='suppress'``.
+    """
+
+    outcome: Outcome
+    row: int | None = None
+    step: int | None = None
+
+
+@dataclass(frozen=True)
+class Release:
+    columns: tuple[str, ...]
+    steps: tuple[Levels, ...]
+    rows: tuple[ReleasedRow, ...]
+    """The rows the ladder released, in step order, sorted by key within a step."""
+    remainder: ReleasedRow | None
+    """The remainder row, when requested and it reached k."""
+    fates: tuple[Fate, ...]
+    """One fate per input event, in input order."""
+
+    def output(self) -> list[tuple[object, ...]]:
+        """Every released row (the remainder last), as tuples in output column order."""
+        rows = [row.as_tuple() for row in self.rows]
+        if self.remainder is not None:
+            rows.append(self.remainder.as_tuple())
+        return rows
+
+    def events_of(self, row: int) -> list[int]:
+        """Indexes of the input events released in ``rows[row]``."""
+        return [i for i, fate in enumerate(self.fates) if fate.outcome == "released" and fate.row == row]
+
+    @property
+    def suppressed(self) -> list[int]:
+        """Indexes of the input events the ladder suppressed (not the dropped ones)."""
+        return [i for i, fate in enumerate(self.fates) if fate.outcome == "suppressed"]
+
+    @property
+    def dropped(self) -> list[int]:
+        return [i for i, fate in enumerate(self.fates) if fate.outcome == "dropped"]
+
+
+def group_size(events: Sequence[Event], privacy_unit: str | None, count_rows: bool) -> int:
+    """Distinct non-NULL privacy units of `events`, or their number when counting rows."""
+    if count_rows:
+        return len(events)
+    assert privacy_unit is not None
+    return len({event[privacy_unit] for event in events if event[privacy_unit] is not None})
+
+
+def release_counts(
+    events: Sequence[Event],
+    privacy_unit: str | None,
+    dimensions: Sequence[str],
+    hierarchies: Mapping[str, Hierarchy] | None = None,
+    *,
+    k: int,
+    ladder: Sequence[Mapping[str, int]] | None = None,
+    measures: Mapping[str, Measure] | None = None,
+    count_column: str = "people",
+    count_rows: bool = False,
+    null_policy: NullPolicy = "root",
+    remainder: bool = False,
+) -> Release:
+    """What `kanon.release_counts` releases from `events` (mappings column -> text or None)."""
+    if isinstance(k, bool) or not isinstance(k, int) or k < 2:
+        raise ValueError(f"k must be a whole number of at least 2, got {k!r}")
+    if not dimensions:
+        raise ValueError("dimensions must be a non-empty list")
+    if len({d.lower() for d in dimensions}) != len(dimensions):
+        raise ValueError("a dimension is listed twice")
+    if not count_rows and not privacy_unit:
+        raise ValueError("privacy_unit is required unless count_rows=True")
+    if null_policy not in ("root", "suppress"):
+        raise ValueError(f"null_policy must be 'root' or 'suppress', got {null_policy!r}")
+    hierarchies = hierarchies or {}
+    by_lower = {name.lower(): h for name, h in hierarchies.items()}
+    if set(by_lower) - {d.lower() for d in dimensions}:
+        raise ValueError("a hierarchy is given for a column that is not a dimension")
+    dim_hierarchies = [by_lower.get(d.lower()) for d in dimensions]
+    measures = measures or {}
+
+    steps = resolve_ladder(
+        dimensions, [h.depth if h is not None else None for h in dim_hierarchies], ladder
+    )
+
+    columns: list[str] = []
+    for d in dimensions:
+        columns.extend((d, f"{d}_level"))
+    columns.append(count_column)
+    columns.extend(measures)
+
+    fates: list[Fate] = [Fate("suppressed")] * len(events)
+    remaining: list[int] = []
+    for i, event in enumerate(events):
+        if null_policy == "suppress" and any(event[d] is None for d in dimensions):
+            fates[i] = Fate("dropped")
+        else:
+            remaining.append(i)
+
+    rows: list[ReleasedRow] = []
+    for step, levels in enumerate(steps):
+        groups: dict[Key, list[int]] = {}
+        for i in remaining:
+            key = tuple(
+                generalize(events[i][d], h, level)
+                for d, h, level in zip(dimensions, dim_hierarchies, levels, strict=True)
+            )
+            groups.setdefault(key, []).append(i)
+        remaining = []
+        for key in sorted(groups):
+            members = groups[key]
+            group = [events[i] for i in members]
+            size = group_size(group, privacy_unit, count_rows)
+            if size < k:
+                remaining.extend(members)
+                continue
+            for i in members:
+                fates[i] = Fate("released", row=len(rows), step=step)
+            rows.append(
+                ReleasedRow(
+                    labels=tuple(label for label, _ in key),
+                    levels=tuple(level for _, level in key),
+                    count=size,
+                    measures=tuple(measure(group) for measure in measures.values()),
+                    step=step,
+                )
+            )
+        remaining.sort()
+
+    remainder_row: ReleasedRow | None = None
+    if remainder:
+        rest = [events[i] for i in remaining]
+        size = group_size(rest, privacy_unit, count_rows)
+        if size >= k:
+            remainder_row = ReleasedRow(
+                labels=(None,) * len(dimensions),
+                levels=(None,) * len(dimensions),
+                count=size,
+                measures=tuple(measure(rest) for measure in measures.values()),
+                step=None,
+            )
+
+    return Release(
+        columns=tuple(columns),
+        steps=tuple(steps),
+        rows=tuple(rows),
+        remainder=remainder_row,
+        fates=tuple(fates),
+    )
