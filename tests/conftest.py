@@ -8,15 +8,17 @@ anywhere else.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import subprocess
 import sys
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
@@ -114,8 +116,8 @@ class Warehouse:
             Path(f"{self.duckdb_path}.wal").unlink(missing_ok=True)
             return
         rows = self.query(
-            "select nspname from pg_namespace where nspname = %s or nspname like %s"
-            % (_pg_literal(self.schema), _pg_literal(self.schema + "\\_%"))
+            f"select nspname from pg_namespace where nspname = {_pg_literal(self.schema)} "
+            f"or nspname like {_pg_literal(self.schema + chr(92) + '_%')}"
         )
         for (name,) in rows:
             self.execute(f'drop schema if exists "{name}" cascade')
@@ -130,6 +132,7 @@ class DbtResult:
     returncode: int
     output: str
     results: dict[str, dict[str, Any]]
+    invocation_id: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -161,8 +164,8 @@ class DbtProject:
             text=True,
             timeout=900,
         )
-        results = self._run_results()
-        result = DbtResult(proc.returncode, proc.stdout, results)
+        results, invocation_id = self._run_results()
+        result = DbtResult(proc.returncode, proc.stdout, results, invocation_id)
         if expect_ok is True and not result.ok:
             raise AssertionError(f"dbt {' '.join(args)} failed:\n{proc.stdout[-6000:]}")
         if expect_ok is False and result.ok:
@@ -175,10 +178,10 @@ class DbtProject:
         assert len(found) == 1, f"compiled SQL for {test_name}: {found}"
         return found[0].read_text()
 
-    def _run_results(self) -> dict[str, dict[str, Any]]:
+    def _run_results(self) -> tuple[dict[str, dict[str, Any]], str | None]:
         path = self.state_dir / "target" / "run_results.json"
         if not path.exists():
-            return {}
+            return {}, None
         data = json.loads(path.read_text())
         path.unlink()  # a later failing invocation must not be read as this one's results
         out: dict[str, dict[str, Any]] = {}
@@ -187,19 +190,24 @@ class DbtProject:
             name = item["unique_id"].split(".")[2]
             out[name] = item
             out[item["unique_id"]] = item
-        return out
+        return out, data["metadata"]["invocation_id"]
 
 
 @pytest.fixture(scope="session", params=WAREHOUSES)
 def warehouse_kind(request: pytest.FixtureRequest) -> str:
     kind = str(request.param)
     if kind == "postgres":
-        reason = postgres_unavailable_reason()
-        if reason:
-            if IN_CI:
-                pytest.fail(f"{reason}; CI requires the Postgres half of the suite", pytrace=False)
-            pytest.skip(f"{reason}: skipping the Postgres half of the suite")
+        require_postgres()
     return kind
+
+
+def require_postgres() -> None:
+    """For tests that only make sense on Postgres (roles, grants): fail under CI, else skip, when it is down."""
+    reason = postgres_unavailable_reason()
+    if reason:
+        if IN_CI:
+            pytest.fail(f"{reason}; CI requires the Postgres half of the suite", pytrace=False)
+        pytest.skip(f"{reason}: skipping the Postgres half of the suite")
 
 
 @pytest.fixture(scope="session")
@@ -220,10 +228,8 @@ def make_warehouse(session_workdir: Path) -> Iterator[Any]:
 
     yield _make
     for wh in made:
-        try:
+        with contextlib.suppress(Exception):  # cleanup must not mask the real test outcome
             wh.drop_everything()
-        except Exception:  # cleanup must not mask the real test outcome
-            pass
 
 
 def copy_project(src: Path, dest: Path) -> Path:

@@ -6,7 +6,6 @@ Fixtures: integration_tests/seeds/release and integration_tests/models/release.
 from __future__ import annotations
 
 import pytest
-
 from conftest import INTEGRATION, DbtProject, Warehouse
 
 pytestmark = pytest.mark.dbt

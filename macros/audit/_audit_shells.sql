@@ -31,6 +31,7 @@ select
   cast(null as {{ string }}) as report_unique_id,
   cast(null as {{ dbt.type_int() }}) as k,
   cast(null as {{ string }}) as policy_fingerprint,
+  cast(null as {{ string }}) as count_column,
   cast(null as {{ string }}) as status,
   cast(null as {{ string }}) as reason,
   cast(null as {{ dbt.type_bigint() }}) as cells_in,

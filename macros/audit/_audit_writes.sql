@@ -42,9 +42,10 @@
 
 {% macro _audit_insert_refused(audit_releases, release, reason) %}
   insert into {{ audit_releases }}
-    (invocation_id, released_at, report, report_unique_id, k, policy_fingerprint, status, reason)
+    (invocation_id, released_at, report, report_unique_id, k, policy_fingerprint, count_column, status, reason)
   select
     {{ kanon._audit_release_literals(release) }},
+    '{{ release.count_column | replace("'", "''") }}',
     'REFUSED',
     '{{ reason | replace("'", "''") }}'
   where {{ kanon._audit_not_yet_recorded(audit_releases, release) }}
@@ -64,10 +65,11 @@
   where _kanon_row = 'cell' and {{ kanon._audit_not_yet_recorded(audit_cells, release) }};
 
   insert into {{ audit_releases }}
-    (invocation_id, released_at, report, report_unique_id, k, policy_fingerprint, status, reason,
+    (invocation_id, released_at, report, report_unique_id, k, policy_fingerprint, count_column, status, reason,
      cells_in, cells_passed, cells_generalized, cells_suppressed, rows_released, people_suppressed, suppression_rate)
   select
     {{ kanon._audit_release_literals(release) }},
+    '{{ release.count_column | replace("'", "''") }}',
     'RELEASED', cast(null as {{ dbt.type_string() }}),
     cells_in, cells_passed, cells_generalized, cells_suppressed, rows_released, people_suppressed,
     case when cells_in > 0 then cast(cells_suppressed as {{ dbt.type_numeric() }}) / cells_in else 0 end
@@ -99,10 +101,11 @@
   where {{ kanon._audit_not_yet_recorded(audit_cells, release) }};
 
   insert into {{ audit_releases }}
-    (invocation_id, released_at, report, report_unique_id, k, policy_fingerprint, status, reason,
+    (invocation_id, released_at, report, report_unique_id, k, policy_fingerprint, count_column, status, reason,
      cells_in, cells_passed, cells_generalized, cells_suppressed, rows_released, people_suppressed, suppression_rate)
   select
     {{ kanon._audit_release_literals(release) }},
+    '{{ release.count_column | replace("'", "''") }}',
     'RELEASED', cast(null as {{ dbt.type_string() }}),
     count(*), count(*), 0, 0, count(*), 0, 0
   from {{ staging }}

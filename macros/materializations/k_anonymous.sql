@@ -42,6 +42,7 @@
       'report': model.name,
       'report_unique_id': model.unique_id,
       'k': k,
+      'count_column': count_column,
       'policy_fingerprint': kanon._sql_policy_fingerprint(sql, k),
   } -%}
 
@@ -54,6 +55,7 @@
   -- `BEGIN` happens here:
   {{ run_hooks(pre_hooks, inside_transaction=True) }}
 
+  {%- do kanon._begin_release_transaction() -%}
   {% call statement('kanon_staging') -%}
     create table {{ staging_relation }} as {{ sql }}
   {%- endcall %}

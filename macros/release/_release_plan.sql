@@ -61,8 +61,10 @@
   {#- Execute-time checks: real column names and hierarchy depths. -#}
   {%- set source_columns = {} -%}
   {%- if execute -%}
+    {%- set float_columns = [] -%}
     {%- for col in adapter.get_columns_in_relation(relation) -%}
       {%- do source_columns.update({col.name | lower: col.name}) -%}
+      {%- if col.is_float() -%}{%- do float_columns.append(col.name | lower) -%}{%- endif -%}
     {%- endfor -%}
     {%- if source_columns | length == 0 -%}
       {{ exceptions.raise_compiler_error(who ~ ": relation " ~ relation ~ " has no columns or does not exist") }}
@@ -76,6 +78,11 @@
   {%- for d in dimensions -%}
     {%- if execute and d | lower not in source_columns -%}
       {{ exceptions.raise_compiler_error(who ~ ": dimension column '" ~ d ~ "' is not a column of " ~ relation) }}
+    {%- endif -%}
+    {#- Labels are compared as text, and warehouses write floats as text differently (2.0 / 2). -#}
+    {%- if execute and d | lower in float_columns -%}
+      {{ exceptions.raise_compiler_error(who ~ ": dimension column '" ~ d ~ "' is a floating-point column; "
+          ~ "cast it to text, an integer or a fixed-point decimal first so every warehouse labels it alike") }}
     {%- endif -%}
     {%- set ns = namespace(hierarchy=none, levels=[]) -%}
     {%- for name, rel in hierarchies.items() if name | lower == d | lower -%}

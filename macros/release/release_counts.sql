@@ -72,15 +72,15 @@ union all
 {# One row for everything the ladder suppressed, released only when it too reaches k. #}
 select
   {%- if audit %}
-  'release',
+  'release' as _kanon_row,
   {%- endif %}
   {%- for d in plan.dims %}
-  cast(null as {{ string }}),
-  cast(null as {{ dbt.type_int() }}),
+  cast(null as {{ string }}) as {{ q(d.column) }},
+  cast(null as {{ dbt.type_int() }}) as {{ q(d.column ~ '_level') }},
   {%- endfor %}
-  {{ people }}
+  {{ people }} as {{ q(plan.count_column) }}
   {%- for name, expression in plan.measures.items() %},
-  {{ expression }}
+  {{ expression }} as {{ q(name) }}
   {%- endfor %}
   {{- kanon._release_audit_columns(none) if audit }}
 from _k_rest_{{ last }}
@@ -90,9 +90,8 @@ having {{ people }} >= {{ plan.k }}
 union all
 {# The audit: what happened to every finest cell ... #}
 select
-  'cell'
-  {%- for d in plan.dims %}, null, null{% endfor %}, null
-  {%- for name in plan.measures %}, null{% endfor %}
+  'cell' as _kanon_row,
+  {{- kanon._release_null_columns(plan) }}
   {{- kanon._release_audit_columns({
       'cell_labels': kanon._json_object(kanon._release_label_pairs(plan, '_k_orig', none)),
       'people': '_k_n_orig',
@@ -106,9 +105,8 @@ from _k_fates
 union all
 {# ... and how many distinct people the suppressed events belong to. #}
 select
-  'suppressed'
-  {%- for d in plan.dims %}, null, null{% endfor %}, null
-  {%- for name in plan.measures %}, null{% endfor %}
+  'suppressed' as _kanon_row,
+  {{- kanon._release_null_columns(plan) }}
   {{- kanon._release_audit_columns({'people': people}) }}
 from _k_rest_{{ last }}
 {%- endif %}
@@ -126,6 +124,19 @@ from _k_rest_{{ last }}
   cast({{ values.get(name, 'null') }} as {{ type }}) as _kanon_{{ name }}
   {%- endfor %}
 {% endmacro %}
+
+{#- The released columns as NULLs, for the audit rows of the long form. -#}
+{% macro _release_null_columns(plan) %}
+  {%- set q = adapter.quote -%}
+  {%- for d in plan.dims %}
+  null as {{ q(d.column) }},
+  null as {{ q(d.column ~ '_level') }},
+  {%- endfor %}
+  null as {{ q(plan.count_column) }}
+  {%- for name in plan.measures %},
+  null as {{ q(name) }}
+  {%- endfor %}
+{%- endmacro %}
 
 {#- (dimension name, column expression, is_text) triples for _json_object. -#}
 {% macro _release_label_pairs(plan, prefix, kind) %}

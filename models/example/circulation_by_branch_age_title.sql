@@ -6,7 +6,12 @@
   cannot reach 5 patrons even as region x subject class is suppressed rather than folded into
   a grand total.
 -#}
-{{ config(materialized='k_anonymous', k=5, count_column='patrons') }}
+{{ config(
+    materialized='k_anonymous',
+    k=5,
+    count_column='patrons',
+    grants={'select': var('kanon_example_readers', [])},
+) }}
 
 {{ kanon.release_counts(
     relation=ref('circulation_events'),

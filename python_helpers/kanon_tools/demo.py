@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from kanon_tools.warehouse import TARGETS, connect, fetch, target
 
@@ -14,7 +15,7 @@ MART = "circulation_by_branch_age_title"
 def format_table(columns: list[str], rows: Sequence[Sequence[Any]]) -> str:
     cells = [[str(c) for c in columns]] + [["" if v is None else str(v) for v in row] for row in rows]
     widths = [max(len(r[i]) for r in cells) for i in range(len(columns))]
-    lines = [" | ".join(v.ljust(w) for v, w in zip(r, widths)) for r in cells]
+    lines = [" | ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)) for r in cells]
     lines.insert(1, "-+-".join("-" * w for w in widths))
     return "\n".join(lines)
 
@@ -60,7 +61,9 @@ def run(args: argparse.Namespace) -> int:
             """'{"branch":"RIVERSIDE","age_band":"13-17","title":"Coping With a Parent''s Incarceration"}'""",
         )
         for decision, labels, patrons in fate:
-            where = f"released as {' | '.join(json.loads(labels).values())} ({patrons} patrons)" if labels else "suppressed"
+            where = (
+                f"released as {' | '.join(json.loads(labels).values())} ({patrons} patrons)" if labels else "suppressed"
+            )
             print(f"\nThe 1-patron cell RIVERSIDE | 13-17 | Coping With a Parent's Incarceration: {decision}, {where}.")
     finally:
         conn.close()

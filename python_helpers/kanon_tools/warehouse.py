@@ -8,8 +8,9 @@ Postgres: the libpq variables PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE (de
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 TARGETS = ("duckdb", "postgres")
 

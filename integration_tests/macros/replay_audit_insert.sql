@@ -1,0 +1,22 @@
+{#-
+  tests/test_audit.py: records the same REFUSED release twice under one invocation id, as a
+  re-run of an invocation would; kanon's guard must keep exactly one row.
+-#}
+{% macro replay_audit_insert(invocation) %}
+  {%- set release = {
+      'invocation_id': invocation,
+      'released_at': '2026-01-01 00:00:00',
+      'report': 'replayed_report',
+      'report_unique_id': 'model.kanon_integration_tests.replayed_report',
+      'k': 5,
+      'count_column': 'people',
+      'policy_fingerprint': 'replay',
+  } -%}
+  {%- set releases = kanon._audit_relation('kanon_audit_releases') -%}
+  {%- for attempt in range(2) -%}
+    {% call statement('replay') -%}
+      {{ kanon._audit_insert_refused(releases, release, 'replayed') }}
+    {%- endcall %}
+  {%- endfor -%}
+  {%- do adapter.commit() -%}
+{% endmacro %}

@@ -1,0 +1,25 @@
+{#-
+  A release to kill (tests/test_audit.py). The var crash_hook, when set, is a slow statement run
+  as a post-hook inside the release's transaction, after the swap and the audit inserts and
+  before the commit; crash_hook_after_commit runs after the commit. The test kills dbt with
+  SIGKILL while one of them runs.
+-#}
+{{ config(
+    materialized='k_anonymous',
+    k=var('crash_k', 2),
+    post_hook=[
+        var('crash_hook', 'select 1 as kanon_no_crash_hook'),
+        {'sql': var('crash_hook_after_commit', 'select 1 as kanon_no_crash_hook'), 'transaction': false},
+    ],
+) }}
+
+{{ kanon.release_counts(
+    relation=ref('release_events'),
+    privacy_unit='Patron Id',
+    dimensions=['branch', 'Age Band', 'title'],
+    hierarchies={
+        'branch': ref('release_hierarchy_branch'),
+        'Age Band': ref('release_hierarchy_age'),
+        'title': ref('release_hierarchy_title'),
+    },
+) }}

@@ -1,0 +1,34 @@
+{#-
+  dbt run-operation kanon_reset_audit --args '{confirm: "erase kanon audit history"}'
+  dbt run-operation kanon_reset_audit --args '{confirm: "erase kanon audit history", older_than_days: 400}'
+
+  The only way kanon ever deletes audit history: deliberately, with the confirmation phrase
+  typed out. With older_than_days it applies a retention period and keeps newer releases.
+  `dbt build --full-refresh` never touches the trail (its models are full_refresh: false).
+-#}
+{% macro kanon_reset_audit(confirm=none, older_than_days=none) %}
+  {%- set phrase = 'erase kanon audit history' -%}
+  {%- if confirm != phrase -%}
+    {{ exceptions.raise_compiler_error(
+        "kanon_reset_audit deletes audit history and needs explicit confirmation: "
+        ~ "--args '{confirm: \"" ~ phrase ~ "\"}' (optionally with older_than_days: N)") }}
+  {%- endif -%}
+  {%- if older_than_days is not none and (older_than_days is not number or older_than_days < 0) -%}
+    {{ exceptions.raise_compiler_error("kanon_reset_audit: older_than_days must be a number of days >= 0") }}
+  {%- endif -%}
+  {%- set where -%}
+    {%- if older_than_days is not none -%}
+      where released_at < {{ dbt.dateadd('day', -1 * older_than_days, dbt.current_timestamp()) }}
+    {%- endif -%}
+  {%- endset -%}
+  {%- for name in ['kanon_audit_cells', 'kanon_audit_releases'] -%}
+    {%- set relation = kanon._audit_relation(name) -%}
+    {%- if adapter.get_relation(relation.database, relation.schema, relation.identifier) is not none -%}
+      {% call statement('kanon_reset_audit') -%}
+        delete from {{ relation }} {{ where }}
+      {%- endcall %}
+      {{ log("kanon_reset_audit: deleted audit rows from " ~ relation ~ (" older than " ~ older_than_days ~ " days" if older_than_days is not none else ""), info=true) }}
+    {%- endif -%}
+  {%- endfor -%}
+  {% do adapter.commit() %}
+{% endmacro %}

@@ -1,0 +1,23 @@
+{#-
+  Opens the transaction that makes a release atomic: staging, gate, new release, audit rows and
+  swap commit together or not at all.
+
+  dbt's own transaction handling is enough on DuckDB. On Postgres it is not: dbt-postgres leaves
+  BEGIN to psycopg2 but sends COMMIT as SQL text, after which psycopg2 still believes a
+  transaction is open and sends no BEGIN, so every later statement on that connection commits
+  on its own (seen with dbt-postgres 1.11: a SIGKILL mid-release left the new table behind). An
+  explicit BEGIN opens a real transaction block either way; when psycopg2 had already opened one,
+  Postgres only warns.
+-#}
+{% macro _begin_release_transaction() %}
+  {{ return(adapter.dispatch('_begin_release_transaction', 'kanon')()) }}
+{% endmacro %}
+
+{% macro default___begin_release_transaction() %}
+{% endmacro %}
+
+{% macro postgres___begin_release_transaction() %}
+  {% call statement('kanon_begin') -%}
+    begin
+  {%- endcall %}
+{% endmacro %}
