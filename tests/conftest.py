@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from kanon_tools.warehouse import postgres_params
 
 ROOT = Path(__file__).resolve().parents[1]
 INTEGRATION = ROOT / "integration_tests"
@@ -29,25 +30,15 @@ IN_CI = os.environ.get("CI", "").lower() == "true"
 WAREHOUSES = ("duckdb", "postgres")
 
 
-def pg_params() -> dict[str, Any]:
-    return {
-        "host": os.environ.get("PGHOST", "127.0.0.1"),
-        "port": int(os.environ.get("PGPORT", "5432")),
-        "user": os.environ.get("PGUSER", "root"),
-        "password": os.environ.get("PGPASSWORD", ""),
-        "dbname": os.environ.get("PGDATABASE", "test"),
-    }
-
-
 def postgres_unavailable_reason() -> str | None:
     """None when Postgres answers, else a one-line reason."""
     try:
         import psycopg2
 
-        psycopg2.connect(connect_timeout=3, **pg_params()).close()
+        psycopg2.connect(connect_timeout=3, **postgres_params()).close()
         return None
     except Exception as exc:  # any failure to connect means "not available"
-        params = pg_params()
+        params = postgres_params()
         first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         return f"Postgres not reachable at {params['host']}:{params['port']} ({first_line})"
 
@@ -84,7 +75,7 @@ class Warehouse:
             return duckdb.connect(str(self.duckdb_path))
         import psycopg2
 
-        conn = psycopg2.connect(**pg_params())
+        conn = psycopg2.connect(**postgres_params())
         conn.autocommit = True
         return conn
 

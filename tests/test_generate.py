@@ -18,9 +18,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import IN_CI, ROOT, pg_params, postgres_unavailable_reason
+from conftest import IN_CI, ROOT, postgres_unavailable_reason
 from kanon_tools import catalog
 from kanon_tools import generate as gen
+from kanon_tools.warehouse import postgres_params
 
 SEEDS = ROOT / "seeds" / "example"
 SEED_FILES = ("circulation_events", "hierarchy_title", "hierarchy_branch", "hierarchy_age_band")
@@ -352,7 +353,7 @@ def test_postgres_write(tmp_path: Path) -> None:
 
     schema = f"kt_generate_{uuid.uuid4().hex[:8]}"
     gen.write_csv(tmp_path / "events.csv", hierarchy_dir=tmp_path, events=3000, seed=4)
-    conn = psycopg2.connect(**pg_params())
+    conn = psycopg2.connect(**postgres_params())
     conn.autocommit = True
     try:
         gen.write_postgres(f"{schema}.events", events=3000, seed=4)

@@ -54,9 +54,7 @@
 {% macro _audit_insert_release(audit_cells, audit_releases, staging, release, long_form, count_column, published_columns) %}
   {%- set count = adapter.quote(count_column) -%}
   {%- if long_form %}
-  insert into {{ audit_cells }}
-    (invocation_id, released_at, report, report_unique_id, k, policy_fingerprint, cell_labels, people,
-     decision, ladder_step, released_labels, released_levels, released_people)
+  insert into {{ audit_cells }} {{ kanon._audit_columns('cells') }}
   select
     {{ kanon._audit_release_literals(release) }},
     _kanon_cell_labels, _kanon_people, _kanon_decision, _kanon_ladder_step,
@@ -64,9 +62,7 @@
   from {{ staging }}
   where _kanon_row = 'cell' and {{ kanon._audit_not_yet_recorded(audit_cells, release) }};
 
-  insert into {{ audit_releases }}
-    (invocation_id, released_at, report, report_unique_id, k, policy_fingerprint, count_column, status, reason,
-     cells_in, cells_passed, cells_generalized, cells_suppressed, rows_released, people_suppressed, suppression_rate)
+  insert into {{ audit_releases }} {{ kanon._audit_columns('releases') }}
   select
     {{ kanon._audit_release_literals(release) }},
     '{{ release.count_column | replace("'", "''") }}',
@@ -90,9 +86,7 @@
   {%- for column in published_columns if column != count -%}
     {%- do labels.append((column.strip('"`'), column, true)) -%}
   {%- endfor %}
-  insert into {{ audit_cells }}
-    (invocation_id, released_at, report, report_unique_id, k, policy_fingerprint, cell_labels, people,
-     decision, ladder_step, released_labels, released_levels, released_people)
+  insert into {{ audit_cells }} {{ kanon._audit_columns('cells') }}
   select
     {{ kanon._audit_release_literals(release) }},
     {{ kanon._json_object(labels) }}, {{ count }}, 'PASS', 0,
@@ -100,9 +94,7 @@
   from {{ staging }}
   where {{ kanon._audit_not_yet_recorded(audit_cells, release) }};
 
-  insert into {{ audit_releases }}
-    (invocation_id, released_at, report, report_unique_id, k, policy_fingerprint, count_column, status, reason,
-     cells_in, cells_passed, cells_generalized, cells_suppressed, rows_released, people_suppressed, suppression_rate)
+  insert into {{ audit_releases }} {{ kanon._audit_columns('releases') }}
   select
     {{ kanon._audit_release_literals(release) }},
     '{{ release.count_column | replace("'", "''") }}',
@@ -112,3 +104,14 @@
   having {{ kanon._audit_not_yet_recorded(audit_releases, release) }}
   {%- endif %}
 {% endmacro %}
+
+{#- The column lists the writes insert into (the shells in _audit_shells.sql define their types). -#}
+{%- macro _audit_columns(which) -%}
+  {%- if which == 'cells' -%}
+    (invocation_id, released_at, report, report_unique_id, k, policy_fingerprint, cell_labels, people,
+     decision, ladder_step, released_labels, released_levels, released_people)
+  {%- else -%}
+    (invocation_id, released_at, report, report_unique_id, k, policy_fingerprint, count_column, status, reason,
+     cells_in, cells_passed, cells_generalized, cells_suppressed, rows_released, people_suppressed, suppression_rate)
+  {%- endif -%}
+{%- endmacro -%}

@@ -176,13 +176,7 @@
     {#- the thin events, labelled once at every coarser level the ladder uses -#}
     select
       _k_src.*
-      {%- for d in dims if d.hierarchy is not none %}
-      {%- set i = dims.index(d) %}
-      {%- for level in needed[i] if level > 0 %},
-      case when _k_h{{ i }}._k_leaf is null then _k_r._k_root{{ i }} else _k_h{{ i }}._k_h{{ i }}_{{ level }} end as _k_l{{ i }}_{{ level }},
-      case when _k_h{{ i }}._k_leaf is null then {{ d.depth }} else {{ level }} end as _k_lv{{ i }}_{{ level }}
-      {%- endfor %}
-      {%- endfor %}
+      {{- kanon._release_coarse_labels(dims, needed) }}
     from _k_pending as _k_src
     inner join _k_cells_0 as _k_thin
       on
@@ -233,13 +227,7 @@
   _k_fine as (
     select
       _k_c0.*
-      {%- for d in dims if d.hierarchy is not none %}
-      {%- set i = dims.index(d) %}
-      {%- for level in needed[i] if level > 0 %},
-      case when _k_h{{ i }}._k_leaf is null then _k_r._k_root{{ i }} else _k_h{{ i }}._k_h{{ i }}_{{ level }} end as _k_l{{ i }}_{{ level }},
-      case when _k_h{{ i }}._k_leaf is null then {{ d.depth }} else {{ level }} end as _k_lv{{ i }}_{{ level }}
-      {%- endfor %}
-      {%- endfor %}
+      {{- kanon._release_coarse_labels(dims, needed) }}
     from _k_cells_0 as _k_c0
     cross join _k_roots as _k_r
     {%- for d in dims if d.hierarchy is not none %}
@@ -314,4 +302,16 @@
 
 {% macro default___null_key() -%}
   {{ return("chr(31) || 'kanon:null'") }}
+{%- endmacro %}
+
+{#- Each hierarchical dimension's label (and its level) at every coarser level the ladder uses,
+    from the hierarchy joined as _k_h<i>: a value missing from it (or NULL) is the root. -#}
+{% macro _release_coarse_labels(dims, needed) %}
+  {%- for d in dims if d.hierarchy is not none %}
+  {%- set i = dims.index(d) %}
+  {%- for level in needed[i] if level > 0 %},
+      case when _k_h{{ i }}._k_leaf is null then _k_r._k_root{{ i }} else _k_h{{ i }}._k_h{{ i }}_{{ level }} end as _k_l{{ i }}_{{ level }},
+      case when _k_h{{ i }}._k_leaf is null then {{ d.depth }} else {{ level }} end as _k_lv{{ i }}_{{ level }}
+  {%- endfor %}
+  {%- endfor %}
 {%- endmacro %}

@@ -442,7 +442,7 @@ def run(args: argparse.Namespace) -> int:
     for size in sizes:
         results += run_size("duckdb", size, args.repeats, workdir, args.quiet, not args.no_python)
     for size in pg_sizes:
-        results += run_size("postgres", size, args.repeats, workdir, args.quiet, not args.no_python)
+        results += run_size("postgres", size, args.postgres_repeats, workdir, args.quiet, not args.no_python)
     out = Path(args.out)
     plot = Path(args.plot) if args.plot else None
     if plot is not None:
@@ -459,6 +459,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--big", action="store_true", help="add 50M and 100M events on DuckDB")
     parser.add_argument("--postgres-sizes", default="1M", help="Postgres sizes ('' for none)")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--postgres-repeats", type=int, default=1,
+                        help="Postgres runs per model (its release is slow: see BENCHMARKS.md)")
     parser.add_argument("--workdir", default="bench_out", help="scratch folder (databases, dbt project)")
     parser.add_argument("--out", default="BENCHMARKS.md")
     parser.add_argument("--plot", default="benchmarks.png", help="PNG plot path ('' for none)")

@@ -39,7 +39,6 @@ import argparse
 import csv
 import hashlib
 import io
-import os
 import sys
 import time
 from collections.abc import Iterator, Sequence
@@ -53,6 +52,7 @@ import numpy.typing as npt
 import pyarrow as pa
 
 from kanon_tools import catalog
+from kanon_tools.warehouse import postgres_params
 
 DEFAULT_EVENTS = 5_000
 DEFAULT_SEED = 2025
@@ -678,17 +678,6 @@ class _DuckDBSink:
             self.con.close()
 
 
-def postgres_connect_params() -> dict[str, Any]:
-    """libpq variables, with the same defaults as profiles.yml."""
-    return {
-        "host": os.environ.get("PGHOST", "127.0.0.1"),
-        "port": int(os.environ.get("PGPORT", "5432")),
-        "user": os.environ.get("PGUSER", "root"),
-        "password": os.environ.get("PGPASSWORD", ""),
-        "dbname": os.environ.get("PGDATABASE", "test"),
-    }
-
-
 class _PostgresSink:
     """COPY ... FROM STDIN in CSV, one chunk at a time, all in one transaction."""
 
@@ -697,7 +686,7 @@ class _PostgresSink:
 
         self.table = table
         self.names = _hierarchy_names(table, hierarchy_prefix)
-        self.conn = psycopg2.connect(dsn) if dsn is not None else psycopg2.connect(**postgres_connect_params())
+        self.conn = psycopg2.connect(dsn) if dsn is not None else psycopg2.connect(**postgres_params())
         self.conn.set_client_encoding("UTF8")
         self.cur = self.conn.cursor()
         self._create(table, _EVENTS_DDL)

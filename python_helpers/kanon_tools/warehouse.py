@@ -37,6 +37,17 @@ def target(kind: str) -> Target:
     return Target(kind, os.environ.get("KANON_SCHEMA", default_schema))
 
 
+def postgres_params() -> dict[str, Any]:
+    """libpq variables, with the same defaults as profiles.yml."""
+    return {
+        "host": os.environ.get("PGHOST", "127.0.0.1"),
+        "port": int(os.environ.get("PGPORT", "5432")),
+        "user": os.environ.get("PGUSER", "root"),
+        "password": os.environ.get("PGPASSWORD", ""),
+        "dbname": os.environ.get("PGDATABASE", "test"),
+    }
+
+
 def connect(kind: str, read_only: bool = False) -> Any:
     """A DB-API connection to the target's warehouse."""
     if kind == "duckdb":
@@ -46,13 +57,7 @@ def connect(kind: str, read_only: bool = False) -> Any:
     if kind == "postgres":
         import psycopg2
 
-        conn = psycopg2.connect(
-            host=os.environ.get("PGHOST", "127.0.0.1"),
-            port=int(os.environ.get("PGPORT", "5432")),
-            user=os.environ.get("PGUSER", "root"),
-            password=os.environ.get("PGPASSWORD", ""),
-            dbname=os.environ.get("PGDATABASE", "test"),
-        )
+        conn = psycopg2.connect(**postgres_params())
         conn.autocommit = True
         return conn
     raise ValueError(f"unknown target {kind!r}")
