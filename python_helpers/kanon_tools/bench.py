@@ -174,23 +174,34 @@ class Bench:
         """Run dbt; returns each node's execution time and the process's peak RSS in MB."""
         target = self.workdir / "target"
         env = {**self.env, "DBT_TARGET_PATH": str(target), "DBT_LOG_PATH": str(self.workdir / "logs")}
-        proc = subprocess.Popen(
-            [str(Path(sys.executable).parent / "dbt"), *args, "--project-dir", str(self.project)],
-            cwd=self.project, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        )
-        assert proc.stdout is not None
-        output = proc.stdout.read()
-        _, status, usage = os.wait4(proc.pid, 0)
-        proc.returncode = os.waitstatus_to_exitcode(status)
+        log = self.workdir / "dbt_output.txt"  # a file, not a pipe: nobody reads while we poll
+        with log.open("w") as out:
+            proc = subprocess.Popen(
+                [str(Path(sys.executable).parent / "dbt"), *args, "--project-dir", str(self.project)],
+                cwd=self.project, env=env, stdout=out, stderr=subprocess.STDOUT, text=True,
+            )
+        # Peak RSS from /proc (VmHWM, the process's own high-water mark, polled until it exits):
+        # a forked child's ru_maxrss would also count the pages it shared with this process.
+        peak_kib = 0
+        status = Path(f"/proc/{proc.pid}/status")
+        while proc.poll() is None:
+            try:
+                for line in status.read_text().splitlines():
+                    if line.startswith("VmHWM:"):
+                        peak_kib = max(peak_kib, int(line.split()[1]))
+            except (OSError, ValueError):
+                pass
+            time.sleep(0.05)
+        output = log.read_text()
         if proc.returncode != 0:
             raise RuntimeError(f"dbt {' '.join(args)} failed:\n{output[-4000:]}")
         run_results = target / "run_results.json"
         if not run_results.exists():  # dbt deps writes none
-            return {}, usage.ru_maxrss / 1024
+            return {}, peak_kib / 1024
         results = json.loads(run_results.read_text())["results"]
         run_results.unlink()
         times = {r["unique_id"].split(".")[-1]: float(r["execution_time"]) for r in results}
-        return times, usage.ru_maxrss / 1024  # Linux reports KiB
+        return times, peak_kib / 1024
 
     def time_model(self, model: str, repeats: int) -> Timing:
         timing = Timing()
