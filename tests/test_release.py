@@ -6,7 +6,7 @@ Fixtures: integration_tests/seeds/release and integration_tests/models/release.
 from __future__ import annotations
 
 import pytest
-from conftest import INTEGRATION, DbtProject, Warehouse
+from conftest import INTEGRATION, DbtProject, Warehouse, require_postgres
 
 pytestmark = pytest.mark.dbt
 
@@ -147,16 +147,17 @@ def test_gate_publishes_safe_rows_under_contract(built: tuple[DbtProject, Wareho
     assert _gate_rows(wh) == sorted([('"Hello," She Lied', 2), ("Les Misérables", 2), ("Cien años de soledad", 2)])
 
 
-def test_gate_grants_select_to_readers_on_postgres(built: tuple[DbtProject, Warehouse]) -> None:
-    project, wh = built
-    if wh.kind != "postgres":
-        pytest.skip("grants are a Postgres feature here; DuckDB has no roles")
+def test_gate_grants_select_to_readers_on_postgres(make_warehouse) -> None:  # type: ignore[no-untyped-def]
+    """Grants land with the release (Postgres: DuckDB has no roles, so this test is Postgres-only)."""
+    require_postgres()
+    wh = make_warehouse("postgres", "grants")
+    project = DbtProject(INTEGRATION, wh)
+    project.run("deps")
     role = f"{wh.schema}_reader"
     wh.execute(f'drop role if exists "{role}"')
     wh.execute(f'create role "{role}"')
     try:
-        wh.execute(f'grant usage on schema "{wh.schema}" to "{role}"')
-        project.run("run", "--select", "release_gate", "--vars", f"{{release_gate_readers: [{role}]}}")
+        project.run("build", *RELEASE_NODES, "--vars", f"{{release_gate_readers: [{role}]}}")
         granted = wh.query(
             "select privilege_type from information_schema.role_table_grants "
             f"where grantee = '{role}' and table_schema = '{wh.schema}' and table_name = 'release_gate'"

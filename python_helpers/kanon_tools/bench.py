@@ -45,6 +45,7 @@ ROOT = Path(__file__).resolve().parents[2]
 K = 5
 REPORTS = {"thin": ("branch", "age_band", "title"), "dense": ("branch", "age_band", "subject")}
 PG_SCHEMA = "kanon_bench"
+NOTES_MARKER = "<!-- notes: everything below this line is kept when make bench rewrites the file -->"
 
 
 def parse_size(text: str) -> int:
@@ -459,7 +460,11 @@ def run(args: argparse.Namespace) -> int:
     if plot is not None:
         draw(results, plot)
     command = "python -m kanon_tools " + " ".join(sys.argv[1:]) if sys.argv[1:2] == ["bench"] else "make bench"
-    out.write_text(markdown(results, command, plot))
+    # Hand-written notes below the marker survive a re-run; the tables above it are regenerated.
+    notes = ""
+    if out.exists() and NOTES_MARKER in out.read_text():
+        notes = out.read_text().split(NOTES_MARKER, 1)[1]
+    out.write_text(markdown(results, command, plot) + "\n" + NOTES_MARKER + notes)
     print(f"wrote {out}" + (f" and {plot}" if plot else ""))
     return 0
 
