@@ -5,12 +5,7 @@
     Failing rows, one per offending leaf: leaf, n_rows (how many rows carry it).
 -#}
 {% test hierarchy_leaves_unique(model, column_name=none) %}
-    {%- if column_name is not none -%}
-        {%- do exceptions.raise_compiler_error(
-            "kanon.hierarchy_leaves_unique is a model-level test: list it under the hierarchy's "
-            ~ "data_tests, not under a column (got column_name=" ~ column_name ~ ")"
-        ) -%}
-    {%- endif -%}
+    {%- do kanon._hierarchy_model_level_only('hierarchy_leaves_unique', column_name) -%}
     {{ return(adapter.dispatch('test_hierarchy_leaves_unique', 'kanon')(model)) }}
 {% endtest %}
 

@@ -5,12 +5,7 @@
     Failing rows, one per offending level column: level ('level_0', ...), n_blank.
 -#}
 {% test hierarchy_no_blank_labels(model, column_name=none) %}
-    {%- if column_name is not none -%}
-        {%- do exceptions.raise_compiler_error(
-            "kanon.hierarchy_no_blank_labels is a model-level test: list it under the hierarchy's "
-            ~ "data_tests, not under a column (got column_name=" ~ column_name ~ ")"
-        ) -%}
-    {%- endif -%}
+    {%- do kanon._hierarchy_model_level_only('hierarchy_no_blank_labels', column_name) -%}
     {{ return(adapter.dispatch('test_hierarchy_no_blank_labels', 'kanon')(model)) }}
 {% endtest %}
 

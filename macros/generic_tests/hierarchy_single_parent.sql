@@ -6,12 +6,7 @@
     level ('level_0', 'level_1', ...), label (as a string), n_parents (distinct non-null parents).
 -#}
 {% test hierarchy_single_parent(model, column_name=none) %}
-    {%- if column_name is not none -%}
-        {%- do exceptions.raise_compiler_error(
-            "kanon.hierarchy_single_parent is a model-level test: list it under the hierarchy's "
-            ~ "data_tests, not under a column (got column_name=" ~ column_name ~ ")"
-        ) -%}
-    {%- endif -%}
+    {%- do kanon._hierarchy_model_level_only('hierarchy_single_parent', column_name) -%}
     {{ return(adapter.dispatch('test_hierarchy_single_parent', 'kanon')(model)) }}
 {% endtest %}
 

@@ -5,12 +5,7 @@
     Failing row (at most one): n_roots, the number of distinct non-null values found there.
 -#}
 {% test hierarchy_single_root(model, column_name=none) %}
-    {%- if column_name is not none -%}
-        {%- do exceptions.raise_compiler_error(
-            "kanon.hierarchy_single_root is a model-level test: list it under the hierarchy's "
-            ~ "data_tests, not under a column (got column_name=" ~ column_name ~ ")"
-        ) -%}
-    {%- endif -%}
+    {%- do kanon._hierarchy_model_level_only('hierarchy_single_root', column_name) -%}
     {{ return(adapter.dispatch('test_hierarchy_single_root', 'kanon')(model)) }}
 {% endtest %}
 

@@ -1,0 +1,9 @@
+{#- The hierarchy tests judge a whole hierarchy: listed under a column, they say so and stop. -#}
+{% macro _hierarchy_model_level_only(test_name, column_name) %}
+    {%- if column_name is not none -%}
+        {%- do exceptions.raise_compiler_error(
+            "kanon." ~ test_name ~ " is a model-level test: list it under the hierarchy's "
+            ~ "data_tests, not under a column (got column_name=" ~ column_name ~ ")"
+        ) -%}
+    {%- endif -%}
+{% endmacro %}
