@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from kanon_tools.warehouse import postgres_params
+from kanon_tools.warehouse import Target, postgres_params
 
 ROOT = Path(__file__).resolve().parents[1]
 INTEGRATION = ROOT / "integration_tests"
@@ -98,8 +98,7 @@ class Warehouse:
             conn.close()
 
     def relation(self, name: str, schema_suffix: str | None = None) -> str:
-        schema = self.schema if not schema_suffix else f"{self.schema}_{schema_suffix}"
-        return f'"{schema}"."{name}"'
+        return Target(self.kind, self.schema).relation(name, schema_suffix)
 
     def drop_everything(self) -> None:
         if self.kind == "duckdb":

@@ -44,6 +44,18 @@ def test_release_with_quoted_names_and_odd_labels(built: tuple[DbtProject, Wareh
     ]
 
 
+def test_values_missing_from_a_hierarchy_warn_and_never_pass_through(built: tuple[DbtProject, Warehouse]) -> None:
+    """Under k_anonymous the release counts them itself; as a plain table a compile-time scan does."""
+    project, wh = built
+    output = project.last_build.output  # type: ignore[attr-defined]
+    assert "release_missing_label: 1 distinct value(s) of 'title' are missing from its hierarchy" in output
+    assert "1 distinct value(s) of 'title' in" in output and "are missing from hierarchy" in output
+    for model in ("release_missing_label", "release_missing_label_table"):
+        titles = {t for (t, lvl) in wh.query(f"select title, title_level from {wh.relation(model)}")}
+        assert "Les Misérables" not in titles, model
+        assert "*" in titles, model  # its two readers are released at the root
+
+
 def test_empty_events_release_an_empty_mart(built: tuple[DbtProject, Warehouse]) -> None:
     _, wh = built
     assert wh.query(f"select count(*) from {wh.relation('release_empty')}") == [(0,)]
@@ -90,6 +102,7 @@ BAD_INPUTS = {
     "bad_gate_without_k": "k is required",
     "bad_gate_missing_count_column": "has no column 'patrons' to check against k",
     "bad_gate_null_count": "1 row(s) have people below k=2 or NULL",
+    "bad_k_contradicts_config": "k=2 differs from the model's config k=3",
 }
 
 

@@ -1,48 +1,49 @@
 {#-
-  The audit trail's typed empty shells: one definition serves the audit models (which create
-  them) and the k_anonymous materialization (which creates them itself if a release runs before
-  they were ever built, and then inserts into them).
+  The audit trail's columns, defined once: the typed empty shells (built by the audit models,
+  or by the k_anonymous materialization when a release runs before them) and the column lists
+  the materialization inserts into both come from _audit_column_types.
 -#}
-{% macro _audit_cells_shell() %}
+{% macro _audit_column_types(which) %}
   {%- set string = dbt.type_string() -%}
+  {%- set bigint = dbt.type_bigint() -%}
+  {#- The release's identity, first in both tables (see _audit_release_literals). -#}
+  {%- set columns = [
+      ('invocation_id', string), ('released_at', dbt.type_timestamp()), ('report', string),
+      ('report_unique_id', string), ('k', dbt.type_int()), ('policy_fingerprint', string)] -%}
+  {%- if which == 'cells' -%}
+    {%- do columns.extend([
+        ('cell_labels', string), ('people', bigint), ('decision', string), ('ladder_step', dbt.type_int()),
+        ('released_labels', string), ('released_levels', string), ('released_people', bigint)]) -%}
+  {%- elif which == 'releases' -%}
+    {%- do columns.extend([
+        ('count_column', string), ('status', string), ('reason', string),
+        ('cells_in', bigint), ('cells_passed', bigint), ('cells_generalized', bigint), ('cells_suppressed', bigint),
+        ('rows_released', bigint), ('people_suppressed', bigint), ('suppression_rate', dbt.type_numeric())]) -%}
+  {%- else -%}
+    {{ exceptions.raise_compiler_error("kanon: no audit table '" ~ which ~ "'") }}
+  {%- endif -%}
+  {{ return(columns) }}
+{% endmacro %}
+
+{#- A typed, empty shell of an audit table ('cells' or 'releases'). -#}
+{% macro _audit_shell(which) %}
 select
-  cast(null as {{ string }}) as invocation_id,
-  cast(null as {{ dbt.type_timestamp() }}) as released_at,
-  cast(null as {{ string }}) as report,
-  cast(null as {{ string }}) as report_unique_id,
-  cast(null as {{ dbt.type_int() }}) as k,
-  cast(null as {{ string }}) as policy_fingerprint,
-  cast(null as {{ string }}) as cell_labels,
-  cast(null as {{ dbt.type_bigint() }}) as people,
-  cast(null as {{ string }}) as decision,
-  cast(null as {{ dbt.type_int() }}) as ladder_step,
-  cast(null as {{ string }}) as released_labels,
-  cast(null as {{ string }}) as released_levels,
-  cast(null as {{ dbt.type_bigint() }}) as released_people
+  {%- for name, type in kanon._audit_column_types(which) %}
+  cast(null as {{ type }}) as {{ name }}{% if not loop.last %},{% endif %}
+  {%- endfor %}
 where 1 = 0
 {% endmacro %}
 
-{% macro _audit_releases_shell() %}
-  {%- set string = dbt.type_string() -%}
-select
-  cast(null as {{ string }}) as invocation_id,
-  cast(null as {{ dbt.type_timestamp() }}) as released_at,
-  cast(null as {{ string }}) as report,
-  cast(null as {{ string }}) as report_unique_id,
-  cast(null as {{ dbt.type_int() }}) as k,
-  cast(null as {{ string }}) as policy_fingerprint,
-  cast(null as {{ string }}) as count_column,
-  cast(null as {{ string }}) as status,
-  cast(null as {{ string }}) as reason,
-  cast(null as {{ dbt.type_bigint() }}) as cells_in,
-  cast(null as {{ dbt.type_bigint() }}) as cells_passed,
-  cast(null as {{ dbt.type_bigint() }}) as cells_generalized,
-  cast(null as {{ dbt.type_bigint() }}) as cells_suppressed,
-  cast(null as {{ dbt.type_bigint() }}) as rows_released,
-  cast(null as {{ dbt.type_bigint() }}) as people_suppressed,
-  cast(null as {{ dbt.type_numeric() }}) as suppression_rate
-where 1 = 0
-{% endmacro %}
+{#- "(col, col, ...)" of an audit table, up to and including `through` when given. -#}
+{% macro _audit_columns(which, through=none) %}
+  {%- set names = [] -%}
+  {%- set ns = namespace(done=false) -%}
+  {%- for name, type in kanon._audit_column_types(which) if not ns.done -%}
+    {%- do names.append(name) -%}
+    {%- if name == through -%}{%- set ns.done = true -%}{%- endif -%}
+  {%- endfor -%}
+  ({{ names | join(', ') }})
+{%- endmacro %}
 
 {#- The audit relations, wherever the project configured the audit models to live. -#}
 {% macro _audit_relation(name) %}

@@ -14,7 +14,7 @@
     release_counts refs them. -#}
 {% macro _ensure_audit_trail(audit_cells, audit_releases) %}
   {%- do adapter.create_schema(audit_cells) -%}
-  {%- for relation, shell in [(audit_cells, kanon._audit_cells_shell()), (audit_releases, kanon._audit_releases_shell())] -%}
+  {%- for relation, shell in [(audit_cells, kanon._audit_shell('cells')), (audit_releases, kanon._audit_shell('releases'))] -%}
     {%- if load_cached_relation(relation) is none and adapter.get_relation(relation.database, relation.schema, relation.identifier) is none -%}
       {% call statement('kanon_audit_shell') -%}
         create table if not exists {{ relation }} as {{ shell }}
@@ -41,8 +41,7 @@
 {%- endmacro -%}
 
 {% macro _audit_insert_refused(audit_releases, release, reason) %}
-  insert into {{ audit_releases }}
-    (invocation_id, released_at, report, report_unique_id, k, policy_fingerprint, count_column, status, reason)
+  insert into {{ audit_releases }} {{ kanon._audit_columns('releases', through='reason') }}
   select
     {{ kanon._audit_release_literals(release) }},
     '{{ release.count_column | replace("'", "''") }}',
@@ -105,13 +104,3 @@
   {%- endif %}
 {% endmacro %}
 
-{#- The column lists the writes insert into (the shells in _audit_shells.sql define their types). -#}
-{%- macro _audit_columns(which) -%}
-  {%- if which == 'cells' -%}
-    (invocation_id, released_at, report, report_unique_id, k, policy_fingerprint, cell_labels, people,
-     decision, ladder_step, released_labels, released_levels, released_people)
-  {%- else -%}
-    (invocation_id, released_at, report, report_unique_id, k, policy_fingerprint, count_column, status, reason,
-     cells_in, cells_passed, cells_generalized, cells_suppressed, rows_released, people_suppressed, suppression_rate)
-  {%- endif -%}
-{%- endmacro -%}

@@ -20,3 +20,16 @@
     {{ exceptions.raise_compiler_error("kanon: " ~ model.unique_id ~ ": count_column must be a column name") }}
   {%- endif -%}
 {% endmacro %}
+
+{#- Warns for every dimension whose values the release found missing from its hierarchy (they
+    were released only at its root); counted by release_counts in its 'missing' rows. -#}
+{% macro _warn_missing_labels(staging) %}
+  {%- set found = run_query("select _kanon_cell_labels, _kanon_people from " ~ staging
+      ~ " where _kanon_row = 'missing' and _kanon_people > 0 order by _kanon_cell_labels") -%}
+  {%- for dimension, values in found.rows -%}
+    {%- do exceptions.warn(
+        "kanon: " ~ model.unique_id ~ ": " ~ values ~ " distinct value(s) of '" ~ dimension
+        ~ "' are missing from its hierarchy; they are released only at its root. "
+        ~ "Add them to the hierarchy seed (the kanon.hierarchy_covers test lists them).") -%}
+  {%- endfor -%}
+{% endmacro %}

@@ -83,6 +83,10 @@
         ~ ". Nothing was published; the previous release of " ~ target_relation ~ " is unchanged.") }}
   {%- endif -%}
 
+  {%- if long_form -%}
+    {%- do kanon._warn_missing_labels(staging_relation) -%}
+  {%- endif -%}
+
   {% call statement('main') -%}
     {{ get_create_table_as_sql(False, intermediate_relation,
         'select ' ~ (published_columns | join(', ')) ~ ' from ' ~ staging_relation ~ ' ' ~ published_filter) }}

@@ -1,8 +1,9 @@
 {#-
-  Execute-time checks of a release's inputs, in one query per hierarchy plus one scan of the
-  events: a hierarchy whose leaves repeat or that has no single root would silently duplicate or
-  mislabel events, so it stops the release; values missing from a hierarchy only warn, because
-  the engine already sends them to the root.
+  Execute-time checks of a release's inputs, in one query per hierarchy: a hierarchy whose
+  leaves repeat or that has no single root would silently duplicate or mislabel events, so it
+  stops the release. Values missing from a hierarchy only warn, because the engine already sends
+  them to the root; outside k_anonymous (whose release counts them itself) that takes one scan
+  of the events here.
 -#}
 {% macro _release_check_inputs(plan, warn_missing) %}
   {%- set q = adapter.quote -%}

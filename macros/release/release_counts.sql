@@ -19,7 +19,7 @@
     k=none,
     ladder=none,
     measures=none,
-    count_column='people',
+    count_column=none,
     count_rows=false,
     null_policy='root',
     remainder=false,
@@ -39,11 +39,13 @@
     {%- do ref('kanon', 'kanon_audit_releases') -%}
     {{ return('select 1 as _kanon_parse_placeholder') }}
   {%- endif -%}
-  {%- set k = k if k is not none else config.get('k') -%}
+  {%- set audit = config.get('materialized') == 'k_anonymous' -%}
+  {%- set k, count_column = kanon._release_config_defaults(k, count_column, audit) -%}
   {%- set plan = kanon._release_plan(relation, privacy_unit, dimensions, hierarchies, k, ladder,
       measures, count_column, count_rows, null_policy) -%}
-  {%- do kanon._release_check_inputs(plan, warn_missing) -%}
-  {%- set audit = config.get('materialized') == 'k_anonymous' -%}
+  {#- Under k_anonymous the values missing from a hierarchy are counted by the release itself
+      (rows 'missing' of the long form), not by a second scan of the events. -#}
+  {%- do kanon._release_check_inputs(plan, warn_missing and not audit) -%}
   {%- set q = adapter.quote -%}
   {%- set string = dbt.type_string() -%}
   {%- set people = 'count(*)' if plan.count_rows else 'count(distinct _k_pu)' -%}
@@ -109,8 +111,40 @@ select
   {{- kanon._release_null_columns(plan) }}
   {{- kanon._release_audit_columns({'people': people}) }}
 from _k_rest_{{ last }}
+{%- if warn_missing %}
+{%- for d in plan.dims if d.hierarchy is not none %}
+{%- set i = plan.dims.index(d) %}
+union all
+{# ... and, from the cells already grouped, how many distinct values a hierarchy lacks (the materialization warns). #}
+select
+  'missing' as _kanon_row,
+  {{- kanon._release_null_columns(plan) }}
+  {{- kanon._release_audit_columns({
+      'cell_labels': "'" ~ (d.name | replace("'", "''")) ~ "'",
+      'people': 'count(distinct _k_v' ~ i ~ ')'}) }}
+from _k_raw_cells
+where _k_lv{{ i }}_0 = {{ d.depth }} and _k_v{{ i }} <> {{ kanon._null_key() }}
+{%- endfor %}
+{%- endif %}
 {%- endif %}
 {%- endmacro %}
+
+{#- k and count_column default to the model's config. Under k_anonymous the gate checks the
+    config's values and the audit records them, so a call may not contradict them. -#}
+{% macro _release_config_defaults(k, count_column, audit) %}
+  {%- if k is not none -%}{%- do kanon._check_k(k, 'kanon.release_counts') -%}{%- endif -%}
+  {%- set config_k = config.get('k') -%}
+  {%- set config_count = config.get('count_column') or ('people' if audit else none) -%}
+  {%- if audit and k is not none and config_k is not none and k != config_k -%}
+    {{ exceptions.raise_compiler_error("kanon.release_counts: k=" ~ k ~ " differs from the model's config k=" ~ config_k
+        ~ ", which the k_anonymous gate checks and the audit records; set k in one place") }}
+  {%- endif -%}
+  {%- if audit and count_column is not none and count_column != config_count -%}
+    {{ exceptions.raise_compiler_error("kanon.release_counts: count_column='" ~ count_column ~ "' differs from the model's config count_column='"
+        ~ config_count ~ "', which the k_anonymous gate checks; set it in one place") }}
+  {%- endif -%}
+  {{ return((k if k is not none else config_k, count_column or config_count or 'people')) }}
+{% endmacro %}
 
 {#- The audit columns of the long form, NULL unless given (typed, so every union branch agrees). -#}
 {% macro _release_audit_columns(values) %}

@@ -11,7 +11,7 @@
     hierarchies=none,
     k=none,
     ladder=none,
-    count_column='people',
+    count_column=none,
     count_rows=false,
     null_policy='root'
 ) -%}
@@ -23,7 +23,7 @@
   {%- if not execute -%}
     {{ return('select 1 as _kanon_parse_placeholder') }}
   {%- endif -%}
-  {%- set k = k if k is not none else config.get('k') -%}
+  {%- set k, count_column = kanon._release_config_defaults(k, count_column, false) -%}
   {%- set plan = kanon._release_plan(relation, privacy_unit, dimensions, hierarchies, k, ladder,
       {}, count_column, count_rows, null_policy) -%}
   {%- set q = adapter.quote -%}

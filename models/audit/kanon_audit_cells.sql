@@ -9,4 +9,4 @@
     on_schema_change='append_new_columns',
 ) }}
 
-{{ kanon._audit_cells_shell() }}
+{{ kanon._audit_shell('cells') }}

@@ -9,4 +9,4 @@
     on_schema_change='append_new_columns',
 ) }}
 
-{{ kanon._audit_releases_shell() }}
+{{ kanon._audit_shell('releases') }}

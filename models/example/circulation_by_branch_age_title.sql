@@ -30,5 +30,4 @@
         {'age_band': 2},
     ],
     measures={'loans': 'count(*)'},
-    count_column='patrons',
 ) }}

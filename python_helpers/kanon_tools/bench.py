@@ -71,7 +71,6 @@ def _models(events: str, hierarchy: str) -> dict[str, str]:
     privacy_unit='patron_token',
     dimensions={dims},
     hierarchies={hierarchies},
-    warn_missing=false,
 ) }}}}
 """
     h = hierarchy

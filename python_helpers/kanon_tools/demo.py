@@ -43,8 +43,8 @@ def run(args: argparse.Namespace) -> int:
         cells = tgt.relation("kanon_audit_cells", "kanon_audit")
         releases = tgt.relation("kanon_audit_releases", "kanon_audit")
         latest = (
-            f"(select max(invocation_id) from {releases} where report = '{MART}' and status = 'RELEASED'"
-            f" and released_at = (select max(released_at) from {releases} where report = '{MART}'))"
+            f"(select invocation_id from {releases} where report = '{MART}' and status = 'RELEASED'"
+            " order by released_at desc limit 1)"
         )
         _, summary = fetch(
             conn,
