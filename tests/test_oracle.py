@@ -87,17 +87,24 @@ def test_worked_example_fates() -> None:
     }
 
 
-def test_default_ladder_is_round_robin_over_hierarchies() -> None:
+def test_default_ladder_raises_the_least_generalized_share_first() -> None:
+    """Each step raises the dimension whose level / depth after the step is smallest, ties to the
+    first declared: a depth-3 hierarchy takes 1/3 before a depth-2 one takes 1/2."""
     assert resolve_ladder(["a", "b", "c"], [2, None, 3], None) == [
         (0, 0, 0),
-        (1, 0, 0),
-        (1, 0, 1),
-        (2, 0, 1),
-        (2, 0, 2),
+        (0, 0, 1),  # c: 1/3
+        (1, 0, 1),  # a: 1/2 (c would be 2/3)
+        (1, 0, 2),  # c: 2/3
+        (2, 0, 2),  # a: 1 ties c: 1, a declared first
         (2, 0, 3),
     ]
     assert resolve_ladder(["a", "b"], [None, None], None) == [(0, 0)]
-    assert resolve_ladder(["a", "b"], [1, 1], None) == [(0, 0), (1, 0), (1, 1)]
+    # equal depths: round-robin in declared order
+    assert resolve_ladder(["a", "b"], [2, 2], None) == [(0, 0), (1, 0), (1, 1), (2, 1), (2, 2)]
+    # 4 and 2: a's 1/4 and 2/4 come before b's 1/2 only when strictly smaller
+    assert resolve_ladder(["b", "a"], [2, 4], None) == [
+        (0, 0), (0, 1), (1, 1), (1, 2), (1, 3), (2, 3), (2, 4),
+    ]
 
 
 def test_custom_ladder_is_cumulative_and_skips_repeats() -> None:

@@ -24,15 +24,16 @@ def built(warehouse_kind: str, make_warehouse) -> tuple[DbtProject, Warehouse]: 
 
 
 def test_release_with_quoted_names_and_odd_labels(built: tuple[DbtProject, Warehouse]) -> None:
-    """Hand-worked expectation (k=2, default ladder): two cells pass, two thin Cien años cells
-    meet at branch region x broader age band, and the one-person Coping title is suppressed."""
+    """Hand-worked expectation (k=2, default ladder: title (depth 3) first, then branch, age band):
+    two cells pass; the two thin Cien años cells meet at region x broader age band x Fiction, and
+    the one-person Coping title is suppressed."""
     _, wh = built
     rows = wh.query(f"select * from {wh.relation('release_odd_names')}")
     assert sorted(rows) == sorted(
         [
             ("Bücherei Süd", 0, "18-24", 0, "Les Misérables", 0, 2, 3),
             ("O'Brien Hall", 0, "13-17", 0, '"Hello," She Lied', 0, 2, 2),
-            ("Région Nord", 1, "13-24", 1, "Cien años de soledad", 0, 2, 2),
+            ("Région Nord", 1, "13-24", 1, "Fiction", 1, 2, 2),
         ]
     )
     columns = wh.query(

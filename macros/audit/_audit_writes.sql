@@ -32,9 +32,11 @@
   '{{ release.policy_fingerprint }}'
 {%- endmacro -%}
 
-{%- macro _audit_not_yet_recorded(relation, release) -%}
+{#- Guards every insert of a release on its summary row (the small table, written last in the
+    same transaction): a release whose summary is recorded has all of its rows. -#}
+{%- macro _audit_not_yet_recorded(audit_releases, release) -%}
   not exists (
-    select 1 from {{ relation }} as recorded
+    select 1 from {{ audit_releases }} as recorded
     where recorded.invocation_id = '{{ release.invocation_id }}'
       and recorded.report_unique_id = '{{ release.report_unique_id | replace("'", "''") }}'
   )
@@ -59,7 +61,7 @@
     _kanon_cell_labels, _kanon_people, _kanon_decision, _kanon_ladder_step,
     _kanon_released_labels, _kanon_released_levels, _kanon_released_people
   from {{ staging }}
-  where _kanon_row = 'cell' and {{ kanon._audit_not_yet_recorded(audit_cells, release) }};
+  where _kanon_row = 'cell' and {{ kanon._audit_not_yet_recorded(audit_releases, release) }};
 
   insert into {{ audit_releases }} {{ kanon._audit_columns('releases') }}
   select
@@ -91,7 +93,7 @@
     {{ kanon._json_object(labels) }}, {{ count }}, 'PASS', 0,
     {{ kanon._json_object(labels) }}, cast(null as {{ dbt.type_string() }}), {{ count }}
   from {{ staging }}
-  where {{ kanon._audit_not_yet_recorded(audit_cells, release) }};
+  where {{ kanon._audit_not_yet_recorded(audit_releases, release) }};
 
   insert into {{ audit_releases }} {{ kanon._audit_columns('releases') }}
   select

@@ -1,7 +1,8 @@
 {#-
-  A JSON object as text, from (key, SQL expression, is_text) triples, built by concatenation so
-  every warehouse writes the same bytes (json functions differ in spacing and key order).
-  Text values escape backslash, double quote, newline and carriage return; NULL becomes null.
+  A JSON object as text, from (key, SQL expression, is_text) triples, the same bytes on every
+  warehouse (their json_object functions differ in spacing and key order): compact, keys in the
+  given order, text values escaped by the warehouse's to_json (RFC 8259: quote, backslash and
+  every control character), NULL as null.
 -#}
 {% macro _json_object(pairs) %}
   {{ return(adapter.dispatch('_json_object', 'kanon')(pairs)) }}
@@ -9,15 +10,25 @@
 
 {% macro default___json_object(pairs) -%}
   {%- set string = dbt.type_string() -%}
-  '{'
-  {%- for key, expression, is_text in pairs %}
-  || '{{ (tojson(key) ~ ":") | replace("'", "''") }}'
+  concat('{'
+  {%- for key, expression, is_text in pairs %},
+  '{{ ((',' if not loop.first else '') ~ tojson(key) ~ ':') | replace("'", "''") }}',
   {%- if is_text %}
-  || coalesce('"' || replace(replace(replace(replace(cast({{ expression }} as {{ string }}), '\', '\\'), '"', '\"'), chr(10), '\n'), chr(13), '\r') || '"', 'null')
+  coalesce(cast(to_json(cast({{ expression }} as {{ string }})) as {{ string }}), 'null')
   {%- else %}
-  || coalesce(cast({{ expression }} as {{ string }}), 'null')
+  coalesce(cast({{ expression }} as {{ string }}), 'null')
   {%- endif %}
-  {%- if not loop.last %} || ','{% endif %}
-  {%- endfor %}
-  || '}'
+  {%- endfor %},
+  '}')
+{%- endmacro %}
+
+{#- DuckDB's to_json writes the \u00XX escape of a control character with upper-case hex digits,
+    Postgres (and Python's json) with lower case; the rare object holding one is rewritten. -#}
+{% macro duckdb___json_object(pairs) -%}
+  {%- set object = kanon.default___json_object(pairs) -%}
+  {%- set ns = namespace(fixed=object) -%}
+  {%- for code in ['000B', '000E', '000F', '001A', '001B', '001C', '001D', '001E', '001F'] -%}
+    {%- set ns.fixed = "replace(" ~ ns.fixed ~ ", '\\u" ~ code ~ "', '\\u" ~ (code | lower) ~ "')" -%}
+  {%- endfor -%}
+  case when strpos({{ object }}, '\u00') > 0 then {{ ns.fixed }} else {{ object }} end
 {%- endmacro %}

@@ -1,6 +1,7 @@
-{#- Rows of a relation (optionally filtered) whose count column is below k or NULL; also checks the column exists. -#}
-{% macro _count_below_k(relation, count_column, k, filter='') %}
-  {%- set names = adapter.get_columns_in_relation(relation) | map(attribute='name') | map('lower') | list -%}
+{#- Rows of a relation (optionally filtered) whose count column is below k or NULL; also checks
+    the column is one of the relation's `columns`. -#}
+{% macro _count_below_k(relation, count_column, k, filter, columns) %}
+  {%- set names = columns | map('lower') | list -%}
   {%- if count_column | lower not in names -%}
     {{ exceptions.raise_compiler_error(
         "kanon: " ~ model.unique_id ~ " has no column '" ~ count_column ~ "' to check against k; "

@@ -3,9 +3,9 @@
   least k people, with every decision on the record. Starts from dbt's own table
   materialization; inside one transaction it
 
-    1. builds the model into a staging table in the private audit schema (a release_counts
-       model's SQL carries the audit too, marked by _kanon_row; a hand-written one is the
-       published rows themselves),
+    1. builds the model into a temporary staging table, private to this session (a
+       release_counts model's SQL carries the audit too, marked by _kanon_row; a hand-written
+       one is the published rows themselves),
     2. checks that no row to publish has a count below k or NULL; if one does, it drops the
        staging table, records a REFUSED release, commits that record and fails,
     3. builds the new release from the staging table (contracts apply here), appends the cell
@@ -35,7 +35,8 @@
 
   {%- set audit_cells = kanon._audit_relation('kanon_audit_cells') -%}
   {%- set audit_releases = kanon._audit_relation('kanon_audit_releases') -%}
-  {%- set staging_relation = audit_cells.incorporate(path={'identifier': this.identifier ~ '__kanon_staging'}) -%}
+  {#- Temporary: visible to this session only, gone with it, and not written to the warehouse's log. -#}
+  {%- set staging_relation = api.Relation.create(identifier=this.identifier ~ '__kanon_staging', type='table') -%}
   {%- set release = {
       'invocation_id': invocation_id,
       'released_at': run_started_at.strftime('%Y-%m-%d %H:%M:%S'),
@@ -49,7 +50,6 @@
   {{ drop_relation_if_exists(preexisting_intermediate_relation) }}
   {{ drop_relation_if_exists(preexisting_backup_relation) }}
   {%- do kanon._ensure_audit_trail(audit_cells, audit_releases) -%}
-  {{ drop_relation_if_exists(adapter.get_relation(staging_relation.database, staging_relation.schema, staging_relation.identifier)) }}
 
   {{ run_hooks(pre_hooks, inside_transaction=False) }}
   -- `BEGIN` happens here:
@@ -57,11 +57,12 @@
 
   {%- do kanon._begin_release_transaction() -%}
   {% call statement('kanon_staging') -%}
-    create table {{ staging_relation }} as {{ sql }}
+    drop table if exists {{ staging_relation }};
+    create temporary table {{ staging_relation }} as {{ sql }}
   {%- endcall %}
 
   {#- A release_counts model carries its audit (column _kanon_row); a hand-written one does not. -#}
-  {%- set staged_columns = adapter.get_columns_in_relation(staging_relation) | map(attribute='name') | list -%}
+  {%- set staged_columns = run_query('select * from ' ~ staging_relation ~ ' where 1 = 0').column_names | list -%}
   {%- set long_form = '_kanon_row' in (staged_columns | map('lower') | list) -%}
   {%- set published_columns = [] -%}
   {%- for name in staged_columns if not (name | lower).startswith('_kanon_') -%}
@@ -70,11 +71,11 @@
   {%- set published_filter = "where _kanon_row = 'release'" if long_form else '' -%}
 
   {#- The gate: nothing below k is published. -#}
-  {%- set offending = kanon._count_below_k(staging_relation, count_column, k, published_filter) -%}
+  {%- set offending = kanon._count_below_k(staging_relation, count_column, k, published_filter, staged_columns) -%}
   {%- if offending != 0 -%}
     {%- set reason = offending ~ " row(s) have " ~ count_column ~ " below k=" ~ k ~ " or NULL" -%}
-    {{ adapter.drop_relation(staging_relation) }}
     {% call statement('kanon_refused') -%}
+      drop table {{ staging_relation }};
       {{ kanon._audit_insert_refused(audit_releases, release, reason) }}
     {%- endcall %}
     {{ adapter.commit() }}
@@ -95,7 +96,9 @@
   {% call statement('kanon_audit') -%}
     {{ kanon._audit_insert_release(audit_cells, audit_releases, staging_relation, release, long_form, count_column, published_columns) }}
   {%- endcall %}
-  {{ adapter.drop_relation(staging_relation) }}
+  {% call statement('kanon_drop_staging') -%}
+    drop table {{ staging_relation }}
+  {%- endcall %}
 
   {% if existing_relation is not none %}
     {% set existing_relation = load_cached_relation(existing_relation) %}

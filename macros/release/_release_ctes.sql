@@ -1,26 +1,35 @@
 {#-
   The release engine as SQL: the CTEs shared by the released mart and by the audit of a release.
-  Shaped so that the events are grouped once, as the bare aggregate would group them, and only
-  the events of thin cells are read again:
+  Shaped so that the events are grouped once, as the bare aggregate groups them, every label is
+  looked up once per raw cell (not per event), and the events are read once more for the thin
+  cells only, streamed straight into the first recount:
 
-  _k_events     every event once: the privacy unit and each dimension's value as text (NULL as
-                a sentinel key, so that every join below is a plain equality)
+  _k_events     every event: the privacy unit and each dimension's value as text (NULL as a
+                sentinel key, so that every join below is a plain equality). Inlined: scanning
+                the events again is cheaper than a copy of them
   _k_raw        the bare aggregate: distinct privacy units per combination of raw values
-  _k_raw_cells  each raw combination with its step-0 key (label and level per dimension). A
+  _k_raw_cells  each raw combination with its label and level at every level the ladder uses. A
                 value missing from its hierarchy (or NULL) is labelled with the root, never with
-                itself; such cells may share a key, so they are `merged` and recounted
-  _k_pending    the events step 0 cannot settle from the raw counts: those of thin raw cells and
-                of merged ones (the one extra pass over the events)
-  _k_cells_0    step 0: the finest cells with their people counts
-  _k_rest_S     the events of the cells of step S-1 that fell below k, labelled at every level
-                the ladder uses; what is left after the last step is the suppressed set
+                itself; such cells may share a finest cell, so they are `merged` and recounted
+                (_k_merged_events, _k_merged_cells: usually empty, then free)
+  _k_cells_0    step 0: the finest cells with their people counts and their labels at every level
+  _k_rest_S     the events of the cells of step S-1 that fell below k: step 1 joins the events to
+                the thin finest cells, step 2 to those still thin after step 1 (few, after a good
+                first step), later steps follow their events; after the last step, the suppressed
   _k_cells_S    step S: those events grouped at step S's levels and recounted in distinct
                 privacy units (counts of people do not add up)
+  _k_thin_S     the finest cells still thin after step S (_k_fate_S: with their step-S cell's
+                count); a thin cell's events stay together, so each finest cell has one fate
   _k_released   the cells of every step that reached k; every event ends in exactly one of these
                 or in the suppressed set
-  _k_fates      (audit) every finest cell's decision and the row it was released in
+  _k_fates      (audit) every finest cell's decision and the row it was released in. With
+                fate_json, a GENERALIZE fate carries its released row's labels and levels as
+                JSON, built once per released row
+
+  Whether a CTE is materialized is said explicitly (engines guess differently): what is read
+  several times and costly to recompute is materialized; cheap filters and joins are inlined.
 -#}
-{% macro _release_ctes(plan, with_released=true, with_fates=false, with_remainder=false) %}
+{% macro _release_ctes(plan, with_released=true, with_fates=false, with_remainder=false, fate_json=false) %}
   {%- set q = adapter.quote -%}
   {%- set string = dbt.type_string() -%}
   {%- set dims = plan.dims -%}
@@ -29,20 +38,40 @@
   {%- set people = 'count(*)' if plan.count_rows else 'count(distinct _k_pu)' -%}
   {%- set null_key = kanon._null_key() -%}
   {%- set dim_range = range(dims | length) -%}
+  {%- set materialized = kanon._cte_materialized(true) -%}
 
-  {#- levels each dimension needs, in ascending order -#}
+  {#- levels each dimension needs, in ascending order, and the (label, level) columns of each -#}
   {%- set needed = [] -%}
   {%- for i in dim_range -%}
     {%- do needed.append(steps | map(attribute=i) | unique | sort | list) -%}
   {%- endfor -%}
   {%- set raw_keys = [] -%}
-  {%- set keys0 = [] -%}
+  {%- set label_columns = [] -%}
   {%- for i in dim_range -%}
     {%- do raw_keys.append('_k_v' ~ i) -%}
-    {%- do keys0.extend(['_k_l' ~ i ~ '_0', '_k_lv' ~ i ~ '_0']) -%}
+    {%- for level in needed[i] -%}
+      {%- do label_columns.extend(['_k_l' ~ i ~ '_' ~ level, '_k_lv' ~ i ~ '_' ~ level]) -%}
+    {%- endfor -%}
   {%- endfor -%}
+  {%- set step_keys = [] -%}
+  {%- for levels in steps -%}
+    {%- set keys = [] -%}
+    {%- for i in dim_range -%}
+      {%- do keys.extend(['_k_l' ~ i ~ '_' ~ levels[i], '_k_lv' ~ i ~ '_' ~ levels[i]]) -%}
+    {%- endfor -%}
+    {%- do step_keys.append(keys) -%}
+  {%- endfor -%}
+  {%- set last = steps | length - 1 -%}
+  {%- set rest_1_columns = step_keys[1] if steps | length > 1 else [] -%}
+  {#- the finest cells still thin are followed up to this step: all of them for the audit, else
+      as far as _k_rest_2 needs (-1: not at all) -#}
+  {%- set thin_through = last if with_fates else (1 if last >= 2 or (last == 1 and with_remainder) else -1) -%}
+  {#- what the events carry up the ladder: the privacy unit, and every column when measures need them -#}
+  {%- set event_columns = '_k_e.*' if plan.measures else '_k_e._k_pu' -%}
+  {%- set measure_columns = [] -%}
+  {%- for name in plan.measures -%}{%- do measure_columns.append('_k_m' ~ loop.index0) -%}{%- endfor -%}
 
-  _k_events as (
+  _k_events as {{ kanon._cte_materialized(false) }} (
     select
       {%- if plan.measures %}
       _k_src.*,
@@ -81,7 +110,7 @@
       {%- endif %} as _k_root{{ loop.index0 }}
       {%- endfor %}
   ),
-  _k_raw as (
+  _k_raw as {{ materialized }} (
     select
       {{ raw_keys | join(', ') }},
       {{ people }} as _k_n
@@ -91,14 +120,16 @@
     from _k_events
     group by {{ raw_keys | join(', ') }}
   ),
-  _k_raw_cells as (
+  _k_raw_cells as {{ materialized }} (
     select
       _k_c.*
       {%- for d in dims %}
       {%- set i = loop.index0 %}
-      {%- set missing = kanon._release_missing(d, i, '_k_c') %},
-      case when {{ missing }} then _k_r._k_root{{ i }} else _k_c._k_v{{ i }} end as _k_l{{ i }}_0,
-      case when {{ missing }} then {{ d.depth if d.hierarchy is not none else 1 }} else 0 end as _k_lv{{ i }}_0
+      {%- set missing = kanon._release_missing(d, i, '_k_c') %}
+      {%- for level in needed[i] %},
+      case when {{ missing }} then _k_r._k_root{{ i }} else {{ '_k_c._k_v' ~ i if level == 0 else '_k_h' ~ i ~ '._k_h' ~ i ~ '_' ~ level }} end as _k_l{{ i }}_{{ level }},
+      case when {{ missing }} then {{ d.depth if d.hierarchy is not none else 1 }} else {{ level }} end as _k_lv{{ i }}_{{ level }}
+      {%- endfor %}
       {%- endfor %},
       {%- if dims | selectattr('hierarchy') | list | length > 0 %}
       case
@@ -117,12 +148,12 @@
     left join _k_h{{ i }} on _k_c._k_v{{ i }} = _k_h{{ i }}._k_leaf
     {%- endfor %}
   ),
-  _k_pending as (
+  {#- Events of raw cells holding a value missing from a hierarchy (or NULL): usually none. -#}
+  _k_merged_events as {{ kanon._cte_materialized(false) }} (
     select
-      _k_e.*,
-      _k_c._k_merged,
-      {%- for key in keys0 %}
-      _k_c.{{ key }}{% if not loop.last %},{% endif %}
+      {{ event_columns }},
+      {%- for column in step_keys[0] %}
+      _k_c.{{ column }}{% if not loop.last %},{% endif %}
       {%- endfor %}
     from _k_events as _k_e
     inner join _k_raw_cells as _k_c
@@ -130,36 +161,107 @@
       {%- for key in raw_keys %}
       _k_e.{{ key }} = _k_c.{{ key }} and
       {%- endfor %}
-      (_k_c._k_n < {{ k }} or _k_c._k_merged = 1)
+      _k_c._k_merged = 1
   ),
-  _k_cells_0 as (
+  {#- ... recounted as their finest cell (whose labels at every level follow from its level-0 key). -#}
+  _k_merged_cells as {{ materialized }} (
     select
-      {{ keys0 | join(', ') }},
+      {%- for column in label_columns %}
+      _k_l.{{ column }},
+      {%- endfor %}
+      _k_g._k_n
+      {%- for column in measure_columns %},
+      _k_g.{{ column }}
+      {%- endfor %}
+    from (
+      select
+        {{ step_keys[0] | join(', ') }},
+        {{ people }} as _k_n
+        {%- for name, expression in plan.measures.items() %},
+        {{ expression }} as _k_m{{ loop.index0 }}
+        {%- endfor %}
+      from _k_merged_events
+      group by {{ step_keys[0] | join(', ') }}
+    ) as _k_g
+    inner join (
+      select distinct {{ label_columns | join(', ') }}
+      from _k_raw_cells
+      where _k_merged = 1
+    ) as _k_l
+      on
+      {%- for key in step_keys[0] %}
+      _k_g.{{ key }} = _k_l.{{ key }}{% if not loop.last %} and{% endif %}
+      {%- endfor %}
+  ),
+  _k_cells_0 as {{ kanon._cte_materialized(false) }} (
+    select
+      {{ label_columns | join(', ') }},
       _k_n
-      {%- for name in plan.measures %},
-      _k_m{{ loop.index0 }}
+      {%- for column in measure_columns %},
+      {{ column }}
       {%- endfor %}
     from _k_raw_cells
     where _k_merged = 0
     union all
-    select
-      {{ keys0 | join(', ') }},
-      {{ people }} as _k_n
-      {%- for name, expression in plan.measures.items() %},
-      {{ expression }} as _k_m{{ loop.index0 }}
-      {%- endfor %}
-    from _k_pending
-    where _k_merged = 1
-    group by {{ keys0 | join(', ') }}
+    select * from _k_merged_cells
   ),
-  {%- for levels in steps %}
-  {%- set s = loop.index0 %}
-  {%- set keys = [] %}
-  {%- for i in dim_range %}
-    {%- do keys.extend(['_k_l' ~ i ~ '_' ~ levels[i], '_k_lv' ~ i ~ '_' ~ levels[i]]) %}
-  {%- endfor %}
-  {%- if s > 0 %}
-  _k_cells_{{ s }} as (
+  {%- if last > 0 or with_remainder %}
+  {#- The raw cells of the thin finest cells, with their step-1 key (a thin raw cell that was not
+      merged is a thin finest cell). Materialized: the events are joined to it once, and written
+      as a filter of _k_raw_cells, so that planners size it by _k_raw_cells and hash it, not the
+      events. -#}
+  _k_thin_raw_0 as {{ materialized }} (
+    select
+      {%- for column in raw_keys + rest_1_columns %}
+      _k_r.{{ column }}{% if not loop.last %},{% endif %}
+      {%- endfor %}
+    from _k_raw_cells as _k_r
+    where
+      (_k_r._k_n < {{ k }} and _k_r._k_merged = 0)
+      or (_k_r._k_merged = 1 and exists (
+        select 1 from _k_merged_cells as _k_m
+        where
+          {%- for key in step_keys[0] %}
+          _k_m.{{ key }} = _k_r.{{ key }} and
+          {%- endfor %}
+          _k_m._k_n < {{ k }}
+      ))
+  ),
+  {#- Their events: the one extra pass over the events, streamed into step 1's recount. -#}
+  _k_rest_1 as {{ kanon._cte_materialized(false) }} (
+    select
+      {{ event_columns }}
+      {%- for column in rest_1_columns %},
+      _k_c.{{ column }}
+      {%- endfor %}
+    from _k_events as _k_e
+    inner join _k_thin_raw_0 as _k_c
+      on
+      {%- for key in raw_keys %}
+      _k_e.{{ key }} = _k_c.{{ key }}{% if not loop.last %} and{% endif %}
+      {%- endfor %}
+  ),
+  {%- endif %}
+  {#- _k_thin_S: the finest cells still thin after step S, materialized (few after a good step);
+      _k_fate_S: the finest cells thin before step S with the count of their step-S cell. -#}
+  {%- if thin_through >= 0 %}
+  _k_thin_0 as {{ kanon._cte_materialized(false) }} (
+    select {{ label_columns | join(', ') }}, _k_n
+    from _k_cells_0
+    where _k_n < {{ k }}
+  ),
+  {%- endif %}
+  {%- for levels in steps[1:] %}
+  {%- set s = loop.index %}
+  {%- set keys = step_keys[s] %}
+  _k_cells_{{ s }} as {{ materialized }} (
+    {%- if fate_json %}
+    select
+      _k_g.*,
+      case when _k_g._k_n >= {{ k }} then {{ kanon._json_object(kanon._release_label_pairs(plan, '_k_l', true, levels)) }} end as _k_json_labels,
+      case when _k_g._k_n >= {{ k }} then {{ kanon._json_object(kanon._release_label_pairs(plan, '_k_lv', false, levels)) }} end as _k_json_levels
+    from (
+    {%- endif %}
     select
       {{ keys | join(', ') }},
       {{ people }} as _k_n
@@ -168,27 +270,69 @@
       {%- endfor %}
     from _k_rest_{{ s }}
     group by {{ keys | join(', ') }}
+    {%- if fate_json %}
+    ) as _k_g
+    {%- endif %}
   ),
-  {%- endif %}
-  {%- if not loop.last or with_remainder %}
-  _k_rest_{{ s + 1 }} as (
-    {%- if s == 0 %}
-    {#- the thin events, labelled once at every coarser level the ladder uses -#}
+  {%- if s <= thin_through %}
+  _k_fate_{{ s }} as {{ kanon._cte_materialized(false) }} (
     select
-      _k_src.*
-      {{- kanon._release_coarse_labels(dims, needed) }}
-    from _k_pending as _k_src
-    inner join _k_cells_0 as _k_thin
+      {%- for column in label_columns %}
+      _k_f.{{ column }},
+      {%- endfor %}
+      _k_f._k_n,
+      _k_c._k_n as _k_n_at
+      {%- if fate_json %},
+      _k_c._k_json_labels,
+      _k_c._k_json_levels
+      {%- endif %}
+    from _k_thin_{{ s - 1 }} as _k_f
+    inner join _k_cells_{{ s }} as _k_c
       on
       {%- for key in keys %}
-      _k_src.{{ key }} = _k_thin.{{ key }} and
+      _k_f.{{ key }} = _k_c.{{ key }}{% if not loop.last %} and{% endif %}
       {%- endfor %}
-      _k_thin._k_n < {{ k }}
-    cross join _k_roots as _k_r
-    {%- for d in dims if d.hierarchy is not none %}
-    {%- set i = dims.index(d) %}
-    left join _k_h{{ i }} on _k_src._k_v{{ i }} = _k_h{{ i }}._k_leaf
-    {%- endfor %}
+  ),
+  _k_thin_{{ s }} as {{ materialized }} (
+    select {{ label_columns | join(', ') }}, _k_n
+    from _k_fate_{{ s }}
+    where _k_n_at < {{ k }}
+  ),
+  {%- endif %}
+  {%- if s < last or with_remainder %}
+  {%- if s == 1 %}
+  {#- The raw cells of the finest cells still thin after step 1, with all their labels
+      (materialized, and a filter of _k_raw_cells, as _k_thin_raw_0). -#}
+  _k_thin_raw_1 as {{ materialized }} (
+    select
+      {%- for column in raw_keys + label_columns %}
+      _k_r.{{ column }}{% if not loop.last %},{% endif %}
+      {%- endfor %}
+    from _k_raw_cells as _k_r
+    where exists (
+      select 1 from _k_thin_1 as _k_t
+      where
+        {%- for key in step_keys[0] %}
+        _k_t.{{ key }} = _k_r.{{ key }}{% if not loop.last %} and{% endif %}
+        {%- endfor %}
+    )
+  ),
+  {%- endif %}
+  {#- The events still thin after step S: from step 2 on they carry all their labels; step 2
+      fetches them, through their raw cells, for the (few) finest cells still thin. -#}
+  _k_rest_{{ s + 1 }} as {{ materialized }} (
+    {%- if s == 1 %}
+    select
+      {{ event_columns }}
+      {%- for column in label_columns %},
+      _k_c.{{ column }}
+      {%- endfor %}
+    from _k_events as _k_e
+    inner join _k_thin_raw_1 as _k_c
+      on
+      {%- for key in raw_keys %}
+      _k_e.{{ key }} = _k_c.{{ key }}{% if not loop.last %} and{% endif %}
+      {%- endfor %}
     {%- else %}
     select _k_src.*
     from _k_rest_{{ s }} as _k_src
@@ -214,8 +358,8 @@
       _k_lv{{ i }}_{{ levels[i] }} as _k_level{{ i }}
       {%- endfor %},
       _k_n
-      {%- for name in plan.measures %},
-      _k_m{{ loop.index0 }}
+      {%- for column in measure_columns %},
+      {{ column }}
       {%- endfor %}
     from _k_cells_{{ s }}
     where _k_n >= {{ k }}
@@ -223,70 +367,52 @@
   ){% if with_fates %},{% endif %}
   {%- endif %}
   {%- if with_fates %}
-  {#- A finest cell's labels at coarser levels follow from its leaf (or its root). -#}
-  _k_fine as (
-    select
-      _k_c0.*
-      {{- kanon._release_coarse_labels(dims, needed) }}
-    from _k_cells_0 as _k_c0
-    cross join _k_roots as _k_r
-    {%- for d in dims if d.hierarchy is not none %}
-    {%- set i = dims.index(d) %}
-    left join _k_h{{ i }}
-      on _k_c0._k_l{{ i }}_0 = _k_h{{ i }}._k_leaf and _k_c0._k_lv{{ i }}_0 = 0
-    {%- endfor %}
-  ),
-  {#- A thin cell's events stay together on the way up, so each cell has exactly one fate. -#}
   _k_fates as (
+    {%- for levels in steps %}
+    {%- set s = loop.index0 %}
+    {% if not loop.first %}union all{% endif %}
     select
       {%- for i in dim_range %}
-      _k_c0._k_l{{ i }}_0 as _k_orig{{ i }},
+      _k_l{{ i }}_0 as _k_orig{{ i }},
       {%- endfor %}
-      _k_c0._k_n as _k_n_orig,
-      case
-        {%- for levels in steps %}
-        when _k_c{{ loop.index0 }}._k_n >= {{ k }} then {{ loop.index0 }}
-        {%- endfor %}
-      end as _k_step,
-      case
-        when _k_c0._k_n >= {{ k }} then 'PASS'
-        {%- for levels in steps[1:] %}
-        when _k_c{{ loop.index }}._k_n >= {{ k }} then 'GENERALIZE'
-        {%- endfor %}
-        else 'SUPPRESS'
-      end as _k_decision
+      _k_n as _k_n_orig,
+      {{ s }} as _k_step,
+      '{{ 'PASS' if s == 0 else 'GENERALIZE' }}' as _k_decision
       {%- for i in dim_range %},
-      case
-        {%- for levels in steps %}
-        when _k_c{{ loop.index0 }}._k_n >= {{ k }} then _k_c0._k_l{{ i }}_{{ levels[i] }}
-        {%- endfor %}
-      end as _k_label{{ i }},
-      case
-        {%- for levels in steps %}
-        when _k_c{{ loop.index0 }}._k_n >= {{ k }} then _k_c0._k_lv{{ i }}_{{ levels[i] }}
-        {%- endfor %}
-      end as _k_level{{ i }}
+      _k_l{{ i }}_{{ levels[i] }} as _k_label{{ i }},
+      _k_lv{{ i }}_{{ levels[i] }} as _k_level{{ i }}
       {%- endfor %},
-      case
-        {%- for levels in steps %}
-        when _k_c{{ loop.index0 }}._k_n >= {{ k }} then _k_c{{ loop.index0 }}._k_n
-        {%- endfor %}
-      end as _k_n_released
-    from _k_fine as _k_c0
-    {%- for levels in steps[1:] %}
-    {%- set s = loop.index %}
-    left join _k_cells_{{ s }} as _k_c{{ s }}
-      on _k_c{{ s - 1 }}._k_n < {{ k }}
-      {%- for i in dim_range %}
-      and _k_c0._k_l{{ i }}_{{ levels[i] }} = _k_c{{ s }}._k_l{{ i }}_{{ levels[i] }}
-      and _k_c0._k_lv{{ i }}_{{ levels[i] }} = _k_c{{ s }}._k_lv{{ i }}_{{ levels[i] }}
-      {%- endfor %}
+      {{ '_k_n' if s == 0 else '_k_n_at' }} as _k_n_released
+      {%- if fate_json %},
+      {{ 'null' if s == 0 else '_k_json_labels' }} as _k_released_json,
+      {{ 'null' if s == 0 else '_k_json_levels' }} as _k_released_levels_json
+      {%- endif %}
+    from {{ '_k_cells_0' if s == 0 else '_k_fate_' ~ s }}
+    where {{ '_k_n' if s == 0 else '_k_n_at' }} >= {{ k }}
     {%- endfor %}
+    union all
+    select
+      {%- for i in dim_range %}
+      _k_l{{ i }}_0 as _k_orig{{ i }},
+      {%- endfor %}
+      _k_n as _k_n_orig,
+      null as _k_step,
+      'SUPPRESS' as _k_decision
+      {%- for i in dim_range %},
+      null as _k_label{{ i }},
+      null as _k_level{{ i }}
+      {%- endfor %},
+      null as _k_n_released
+      {%- if fate_json %},
+      null as _k_released_json,
+      null as _k_released_levels_json
+      {%- endif %}
+    from _k_thin_{{ last }}
   )
   {%- endif %}
 {%- endmacro %}
 
-{#- Whether dimension i's value in `alias` is NULL or missing from its hierarchy. -#}
+{#- Whether dimension i's value in `alias` is NULL or missing from its hierarchy (joined as _k_h<i>). -#}
 {% macro _release_missing(d, i, alias) %}
   {%- if d.hierarchy is not none -%}
     _k_h{{ i }}._k_leaf is null
@@ -304,14 +430,12 @@
   {{ return("chr(31) || 'kanon:null'") }}
 {%- endmacro %}
 
-{#- Each hierarchical dimension's label (and its level) at every coarser level the ladder uses,
-    from the hierarchy joined as _k_h<i>: a value missing from it (or NULL) is the root. -#}
-{% macro _release_coarse_labels(dims, needed) %}
-  {%- for d in dims if d.hierarchy is not none %}
-  {%- set i = dims.index(d) %}
-  {%- for level in needed[i] if level > 0 %},
-      case when _k_h{{ i }}._k_leaf is null then _k_r._k_root{{ i }} else _k_h{{ i }}._k_h{{ i }}_{{ level }} end as _k_l{{ i }}_{{ level }},
-      case when _k_h{{ i }}._k_leaf is null then {{ d.depth }} else {{ level }} end as _k_lv{{ i }}_{{ level }}
-  {%- endfor %}
-  {%- endfor %}
+{#- The keyword after `name as` in a WITH clause that asks the engine to materialize a CTE
+    (true) or to inline it (false). -#}
+{% macro _cte_materialized(materialized) %}
+  {{- return(adapter.dispatch('_cte_materialized', 'kanon')(materialized)) -}}
+{% endmacro %}
+
+{% macro default___cte_materialized(materialized) -%}
+  {{ return('materialized' if materialized else 'not materialized') }}
 {%- endmacro %}

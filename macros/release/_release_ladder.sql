@@ -4,8 +4,12 @@
 
   `ladder` is a list of steps; each step is a mapping {dimension: level}. Levels are absolute and
   cumulative: a dimension a step does not name keeps the level it had in the step before.
-  Without a ladder, the default raises one dimension one level at a time, taking the dimensions
-  that have a hierarchy round-robin in declared order, until every one of them is at its root.
+  Without a ladder, the default raises one dimension one level at a time until every dimension
+  with a hierarchy is at its root, always the one that will be the least generalized after the
+  step, measured as the share of its hierarchy climbed (level / depth); ties go to the dimension
+  declared first. So a deep hierarchy (title -> subject -> class -> *) takes its first step
+  before a shallow one (branch -> region -> *) loses half of its detail, and thin cells are
+  coarsened where they are thinnest first. With equal depths this is round-robin.
 -#}
 {% macro _release_ladder(dims, ladder, who) %}
   {%- set zeros = [] -%}
@@ -14,14 +18,19 @@
   {%- set ns = namespace(current=zeros, steps=[zeros]) -%}
 
   {%- if ladder is none -%}
-    {%- set max_depth = dims | map(attribute='depth') | max -%}
-    {%- for _ in range(max_depth) -%}
-      {%- for i in range(dims | length) -%}
-        {%- if dims[i].hierarchy is not none and ns.current[i] < dims[i].depth -%}
-          {%- set ns.current = ns.current[:i] + [ns.current[i] + 1] + ns.current[i + 1:] -%}
-          {%- set ns.steps = ns.steps + [ns.current] -%}
+    {%- set total = dims | selectattr('hierarchy') | map(attribute='depth') | sum -%}
+    {%- for _ in range(total) -%}
+      {#- the dimension whose level after the step is the smallest share of its depth:
+          (level + 1) / depth compared as (level_i + 1) * depth_j < (level_j + 1) * depth_i -#}
+      {%- set best = namespace(i=none) -%}
+      {%- for i in range(dims | length) if dims[i].hierarchy is not none and ns.current[i] < dims[i].depth -%}
+        {%- if best.i is none or (ns.current[i] + 1) * dims[best.i].depth < (ns.current[best.i] + 1) * dims[i].depth -%}
+          {%- set best.i = i -%}
         {%- endif -%}
       {%- endfor -%}
+      {%- set i = best.i -%}
+      {%- set ns.current = ns.current[:i] + [ns.current[i] + 1] + ns.current[i + 1:] -%}
+      {%- set ns.steps = ns.steps + [ns.current] -%}
     {%- endfor -%}
     {{ return(ns.steps) }}
   {%- endif -%}

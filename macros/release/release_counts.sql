@@ -54,7 +54,7 @@
 /* kanon_policy_fingerprint: {{ kanon._policy_fingerprint(plan) }} */
 {%- endif %}
 with
-{{ kanon._release_ctes(plan, with_fates=audit, with_remainder=(remainder or audit)) }}
+{{ kanon._release_ctes(plan, with_fates=audit, with_remainder=(remainder or audit), fate_json=audit) }}
 select
   {%- if audit %}
   cast('release' as {{ string }}) as _kanon_row,
@@ -90,20 +90,25 @@ having {{ people }} >= {{ plan.k }}
 {%- endif %}
 {%- if audit %}
 union all
-{# The audit: what happened to every finest cell ... #}
+{# The audit: what happened to every finest cell (a PASS cell is released as it is) ... #}
 select
   'cell' as _kanon_row,
   {{- kanon._release_null_columns(plan) }}
   {{- kanon._release_audit_columns({
-      'cell_labels': kanon._json_object(kanon._release_label_pairs(plan, '_k_orig', none)),
+      'cell_labels': '_k_cell_json',
       'people': '_k_n_orig',
       'decision': '_k_decision',
       'ladder_step': '_k_step',
-      'released_labels': 'case when _k_step is not null then ' ~ kanon._json_object(kanon._release_label_pairs(plan, '_k_label', none)) ~ ' end',
-      'released_levels': 'case when _k_step is not null then ' ~ kanon._json_object(kanon._release_label_pairs(plan, '_k_level', 'level')) ~ ' end',
+      'released_labels': 'case when _k_step = 0 then _k_cell_json else _k_released_json end',
+      'released_levels': 'case when _k_step = 0 then ' ~ kanon._json_object(kanon._release_label_pairs(plan, '_k_level', false)) ~ ' else _k_released_levels_json end',
       'released_people': '_k_n_released',
   }) }}
-from _k_fates
+from (
+  select
+    _k_fates.*,
+    {{ kanon._json_object(kanon._release_label_pairs(plan, '_k_orig', true)) }} as _k_cell_json
+  from _k_fates
+) as _k_fates
 union all
 {# ... and how many distinct people the suppressed events belong to. #}
 select
@@ -172,11 +177,13 @@ where _k_lv{{ i }}_0 = {{ d.depth }} and _k_v{{ i }} <> {{ kanon._null_key() }}
   {%- endfor %}
 {%- endmacro %}
 
-{#- (dimension name, column expression, is_text) triples for _json_object. -#}
-{% macro _release_label_pairs(plan, prefix, kind) %}
+{#- (dimension name, column, is_text) triples for _json_object: columns prefix<i>, or
+    prefix<i>_<level> when given the step's level per dimension. -#}
+{% macro _release_label_pairs(plan, prefix, is_text, levels=none) %}
   {%- set pairs = [] -%}
   {%- for d in plan.dims -%}
-    {%- do pairs.append((d.name, prefix ~ loop.index0, kind is none)) -%}
+    {%- set column = prefix ~ loop.index0 ~ (('_' ~ levels[loop.index0]) if levels is not none else '') -%}
+    {%- do pairs.append((d.name, column, is_text)) -%}
   {%- endfor -%}
   {{ return(pairs) }}
 {% endmacro %}

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Literal
 
 FLAT_ROOT = "*"
@@ -109,8 +110,9 @@ def resolve_ladder(
     """The ladder as absolute level vectors, first step all zeros.
 
     `depths` holds each dimension's hierarchy depth, None for a dimension without hierarchy.
-    Without a ladder: round-robin over the dimensions with a hierarchy, in declared order, one
-    level at a time, until every one of them is at its root. A user ladder is a list of
+    Without a ladder: one level at a time until every dimension with a hierarchy is at its root,
+    always raising the one whose level after the step is the smallest share of its depth, ties to
+    the dimension declared first (round-robin when the depths are equal). A user ladder is a list of
     ``{dimension: level}`` steps; dimensions a step does not name keep their previous level, and a
     step that changes nothing is skipped. Dimension names match case-insensitively.
     """
@@ -119,13 +121,14 @@ def resolve_ladder(
     current = [0] * len(dimensions)
     steps: list[Levels] = [tuple(current)]
     if ladder is None:
-        max_depth = max((d or 0 for d in depths), default=0)
-        for _ in range(max_depth):
-            for i, depth in enumerate(depths):
-                if depth is not None and current[i] < depth:
-                    current[i] += 1
-                    steps.append(tuple(current))
-        return steps
+        while True:
+            open_dims = [i for i, depth in enumerate(depths) if depth is not None and current[i] < depth]
+            if not open_dims:
+                return steps
+            # Fraction, not float: (level + 1) / depth compared exactly, first declared on ties.
+            best = min(open_dims, key=lambda i: (Fraction(current[i] + 1, depths[i] or 1), i))
+            current[best] += 1
+            steps.append(tuple(current))
 
     index = {name.lower(): i for i, name in enumerate(dimensions)}
     for number, step in enumerate(ladder, start=1):
