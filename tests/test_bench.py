@@ -25,6 +25,7 @@ def test_bench_smoke_run_writes_tables_and_plot(warehouse_kind: str, tmp_path: P
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     report = out.read_text()
     assert f"## {warehouse_kind}, 20k events" in report
+    assert "| release / floor | engine s | engine / floor |" in report
     for row in ("| thin (branch x age_band x title) |", "| dense (branch x age_band x subject) |"):
         assert row in report
     assert plot.stat().st_size > 10_000 and plot.read_bytes()[:4] == b"\x89PNG"

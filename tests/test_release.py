@@ -45,6 +45,22 @@ def test_release_with_quoted_names_and_odd_labels(built: tuple[DbtProject, Wareh
     ]
 
 
+def test_release_as_a_plain_table_has_the_same_rows(built: tuple[DbtProject, Warehouse]) -> None:
+    """The long form the k_anonymous materialization stages carries the audit; the rows it
+    publishes are exactly those of the same release_counts call materialized as a table."""
+    _, wh = built
+    published = wh.query(f"select * from {wh.relation('release_odd_names')}")
+    assert published and sorted(wh.query(f"select * from {wh.relation('release_as_table')}")) == sorted(published)
+
+
+def test_planner_settings_pre_hook(built: tuple[DbtProject, Warehouse]) -> None:
+    """kanon.release_planner_settings: jit, nested loops and merge joins off on Postgres (see the
+    macro for why); nothing to set on DuckDB, and the empty hook is skipped."""
+    _, wh = built
+    seen = wh.query(f"select jit, nested_loops, merge_joins from {wh.relation('release_planner_settings_seen')}")
+    assert seen == ([("off", "off", "off")] if wh.kind == "postgres" else [("none", "none", "none")])
+
+
 def test_values_missing_from_a_hierarchy_warn_and_never_pass_through(built: tuple[DbtProject, Warehouse]) -> None:
     """Under k_anonymous the release counts them itself; as a plain table a compile-time scan does."""
     project, wh = built

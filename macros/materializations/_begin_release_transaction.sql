@@ -16,15 +16,12 @@
 {% macro default___begin_release_transaction() %}
 {% endmacro %}
 
-{#- Also: the release joins CTEs whose sizes Postgres estimates at a row or two after a filter,
-    and then picks nested loops over hundreds of thousands of rows (minutes instead of seconds
-    at 1M events). Every join of the engine is an equality join that a hash join serves well,
-    so nested loops are switched off for this transaction only. -#}
+{#- Also the planner settings of release_planner_settings, for this transaction only. -#}
 {% macro postgres___begin_release_transaction() %}
   {% call statement('kanon_begin') -%}
     begin
   {%- endcall %}
-  {% call statement('kanon_no_nested_loops') -%}
-    set local enable_nestloop = off
+  {% call statement('kanon_planner_settings') -%}
+    {{ kanon.release_planner_settings(local=true) }}
   {%- endcall %}
 {% endmacro %}

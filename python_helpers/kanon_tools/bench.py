@@ -7,6 +7,8 @@ through dbt, in a throw-away dbt project that installs kanon from this checkout:
                      dimensions, materialized as a table;
   release_<report>   the kanon release of the same report through the k_anonymous
                      materialization (default ladder; audit trail included);
+  engine_<report>    the same release_counts call as a plain table: the engine alone, without
+                     the gate, the audit trail and the swap;
   recount_thin       (thin-heavy report only) the floor plus one more distinct pass over the
                      events of the thin cells: the honest floor of a release that must recount;
 
@@ -73,6 +75,18 @@ def _models(events: str, hierarchy: str) -> dict[str, str]:
     hierarchies={hierarchies},
 ) }}}}
 """
+    # the engine alone; warn_missing off, since outside k_anonymous it scans the events once more;
+    # with the planner settings the k_anonymous materialization sets (none on DuckDB)
+    engine = """{{{{ config(materialized='table', pre_hook="{{{{ kanon.release_planner_settings() }}}}") }}}}
+{{{{ kanon.release_counts(
+    relation={relation},
+    privacy_unit='patron_token',
+    dimensions={dims},
+    hierarchies={hierarchies},
+    k={k},
+    warn_missing=false,
+) }}}}
+"""
     h = hierarchy
     return {
         "bench_events.sql": f"{{{{ config(materialized='view') }}}}\nselect * from {events}\n",
@@ -131,6 +145,16 @@ def _models(events: str, hierarchy: str) -> dict[str, str]:
                         "'title': ref('bench_hierarchy_title')}",
         ),
         "release_dense.sql": release.format(
+            k=K, relation="ref('bench_events_subject')", dims=list(REPORTS["dense"]),
+            hierarchies="{'branch': ref('bench_hierarchy_branch'), 'age_band': ref('bench_hierarchy_age_band'), "
+                        "'subject': ref('bench_hierarchy_subject')}",
+        ),
+        "engine_thin.sql": engine.format(
+            k=K, relation="ref('bench_events')", dims=list(REPORTS["thin"]),
+            hierarchies="{'branch': ref('bench_hierarchy_branch'), 'age_band': ref('bench_hierarchy_age_band'), "
+                        "'title': ref('bench_hierarchy_title')}",
+        ),
+        "engine_dense.sql": engine.format(
             k=K, relation="ref('bench_events_subject')", dims=list(REPORTS["dense"]),
             hierarchies="{'branch': ref('bench_hierarchy_branch'), 'age_band': ref('bench_hierarchy_age_band'), "
                         "'subject': ref('bench_hierarchy_subject')}",
@@ -265,6 +289,7 @@ class Result:
     report: str
     floor: Timing
     release: Timing
+    engine: Timing
     recount: Timing | None
     python_seconds: float | None
     thin_share: float
@@ -303,9 +328,10 @@ def run_size(kind: str, size: int, repeats: int, workdir: Path, quiet: bool, pyt
     for report in REPORTS:
         floor = bench.time_model(f"floor_{report}", repeats)
         release = bench.time_model(f"release_{report}", repeats)
+        engine = bench.time_model(f"engine_{report}", repeats)
         recount = bench.time_model("recount_thin", repeats) if report == "thin" else None
         py = python_baseline(kind, events, hierarchy, env, duckdb_path) if python and report == "thin" else None
-        result = Result(kind, size, report, floor, release, recount, py, _thin_share(kind, duckdb_path, report))
+        result = Result(kind, size, report, floor, release, engine, recount, py, _thin_share(kind, duckdb_path, report))
         results.append(result)
         if not quiet:
             print(f"[{kind} {label(size)}] {report}: floor {floor.median:.2f}s release {release.median:.2f}s "
@@ -382,7 +408,8 @@ def markdown(results: Sequence[Result], command: str, plot: Path | None) -> str:
         f"- **k = {K}.** Times are seconds, median (min–max) of the runs, dbt's own execution time of the"
         " model (no dbt start-up). *floor*: `count(distinct patron_token)` grouped by the report's"
         " dimensions, as a table. *release*: `kanon.release_counts` with the default ladder through the"
-        " `k_anonymous` materialization, gate and audit trail included. *floor + recount*: the floor plus"
+        " `k_anonymous` materialization, gate and audit trail included. *engine*: the same call as a plain"
+        " table (no gate, no audit trail, no swap). *floor + recount*: the floor plus"
         " one distinct pass over the thin cells' events, the least any correct release must do."
         " *Python*: the grouped counts fetched into Python and generalized there (summing counts of people,"
         " which is wrong), fetch included. Peak memory is the dbt process's peak RSS (DuckDB runs inside it;"
@@ -395,18 +422,21 @@ def markdown(results: Sequence[Result], command: str, plot: Path | None) -> str:
             lines += [
                 f"## {kind}, {label(size)} events",
                 "",
-                "| report | thin cells | floor s | release s | release / floor | floor + recount s | "
-                "release / (floor + recount) | release events/s | peak MB floor / release | Python s |",
-                "|---|---|---|---|---|---|---|---|---|---|",
+                "| report | thin cells | floor s | release s | release / floor | engine s | engine / floor | "
+                "floor + recount s | release / (floor + recount) | release events/s | peak MB floor / release | "
+                "Python s |",
+                "|---|---|---|---|---|---|---|---|---|---|---|---|",
             ]
             for r in rows:
                 ratio = r.release.median / r.floor.median
+                engine_ratio = r.engine.median / r.floor.median
                 recount = _fmt(r.recount) if r.recount else "–"
                 vs_recount = f"{r.release.median / r.recount.median:.2f}" if r.recount else "–"
                 python = f"{r.python_seconds:.2f}" if r.python_seconds is not None else "–"
                 lines.append(
                     f"| {r.report} ({' x '.join(REPORTS[r.report])}) | {r.thin_share:.0%} | {_fmt(r.floor)} | "
-                    f"{_fmt(r.release)} | **{ratio:.2f}** | {recount} | {vs_recount} | "
+                    f"{_fmt(r.release)} | **{ratio:.2f}** | {_fmt(r.engine)} | {engine_ratio:.2f} | "
+                    f"{recount} | {vs_recount} | "
                     f"{r.size / r.release.median:,.0f} | {statistics.median(r.floor.peak_mb):.0f} / "
                     f"{statistics.median(r.release.peak_mb):.0f} | {python} |"
                 )
