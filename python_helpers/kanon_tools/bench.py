@@ -67,26 +67,33 @@ def _models(events: str, hierarchy: str) -> dict[str, str]:
     (hierarchy without the _title/_branch/_age_band suffix)."""
     thin = "branch, age_band, title"
     dense = "branch, age_band, subject"
-    release = """{{{{ config(materialized='k_anonymous', k={k}) }}}}
+    call = """{config}
 {{{{ kanon.release_counts(
     relation={relation},
     privacy_unit='patron_token',
     dimensions={dims},
-    hierarchies={hierarchies},
+    hierarchies={hierarchies},{extra}
 ) }}}}
 """
-    # the engine alone; warn_missing off, since outside k_anonymous it scans the events once more;
-    # with the planner settings the k_anonymous materialization sets (none on DuckDB)
-    engine = """{{{{ config(materialized='table', pre_hook="{{{{ kanon.release_planner_settings() }}}}") }}}}
-{{{{ kanon.release_counts(
-    relation={relation},
-    privacy_unit='patron_token',
-    dimensions={dims},
-    hierarchies={hierarchies},
-    k={k},
-    warn_missing=false,
-) }}}}
-"""
+    configs = {
+        "release": (f"{{{{ config(materialized='k_anonymous', k={K}) }}}}", ""),
+        # the engine alone, as a plain table with the planner settings the k_anonymous
+        # materialization sets (none on DuckDB); warn_missing off, since outside k_anonymous it
+        # scans the events once more
+        "engine": ("{{ config(materialized='table', pre_hook=\"{{ kanon.release_planner_settings() }}\") }}",
+                   f"\n    k={K},\n    warn_missing=false,"),
+    }
+    hierarchies = "{'branch': ref('bench_hierarchy_branch'), 'age_band': ref('bench_hierarchy_age_band'), "
+    reports = {
+        "thin": ("ref('bench_events')", hierarchies + "'title': ref('bench_hierarchy_title')}"),
+        "dense": ("ref('bench_events_subject')", hierarchies + "'subject': ref('bench_hierarchy_subject')}"),
+    }
+    releases = {
+        f"{kind}_{report}.sql": call.format(config=config, extra=extra, relation=relation,
+                                            dims=list(REPORTS[report]), hierarchies=hierarchy_refs)
+        for kind, (config, extra) in configs.items()
+        for report, (relation, hierarchy_refs) in reports.items()
+    }
     h = hierarchy
     return {
         "bench_events.sql": f"{{{{ config(materialized='view') }}}}\nselect * from {events}\n",
@@ -139,26 +146,7 @@ def _models(events: str, hierarchy: str) -> dict[str, str]:
             "inner join {{ ref('bench_hierarchy_title') }} as h on t.title = h.level_0\n"
             "group by t.branch, t.age_band, h.level_1\n"
         ),
-        "release_thin.sql": release.format(
-            k=K, relation="ref('bench_events')", dims=list(REPORTS["thin"]),
-            hierarchies="{'branch': ref('bench_hierarchy_branch'), 'age_band': ref('bench_hierarchy_age_band'), "
-                        "'title': ref('bench_hierarchy_title')}",
-        ),
-        "release_dense.sql": release.format(
-            k=K, relation="ref('bench_events_subject')", dims=list(REPORTS["dense"]),
-            hierarchies="{'branch': ref('bench_hierarchy_branch'), 'age_band': ref('bench_hierarchy_age_band'), "
-                        "'subject': ref('bench_hierarchy_subject')}",
-        ),
-        "engine_thin.sql": engine.format(
-            k=K, relation="ref('bench_events')", dims=list(REPORTS["thin"]),
-            hierarchies="{'branch': ref('bench_hierarchy_branch'), 'age_band': ref('bench_hierarchy_age_band'), "
-                        "'title': ref('bench_hierarchy_title')}",
-        ),
-        "engine_dense.sql": engine.format(
-            k=K, relation="ref('bench_events_subject')", dims=list(REPORTS["dense"]),
-            hierarchies="{'branch': ref('bench_hierarchy_branch'), 'age_band': ref('bench_hierarchy_age_band'), "
-                        "'subject': ref('bench_hierarchy_subject')}",
-        ),
+        **releases,
     }
 
 
