@@ -57,8 +57,15 @@ def test_planner_settings_pre_hook(built: tuple[DbtProject, Warehouse]) -> None:
     """kanon.release_planner_settings: jit, nested loops and merge joins off on Postgres (see the
     macro for why); nothing to set on DuckDB, and the empty hook is skipped."""
     _, wh = built
-    seen = wh.query(f"select jit, nested_loops, merge_joins from {wh.relation('release_planner_settings_seen')}")
-    assert seen == ([("off", "off", "off")] if wh.kind == "postgres" else [("none", "none", "none")])
+    seen = wh.query(
+        f"select settings, jit, nested_loops, merge_joins from {wh.relation('release_planner_settings_seen')}"
+    )
+    if wh.kind == "postgres":
+        assert seen == [
+            ("set jit = off; set enable_nestloop = off; set enable_mergejoin = off", "off", "off", "off")
+        ]
+    else:
+        assert seen == [("", "none", "none", "none")]
 
 
 def test_values_missing_from_a_hierarchy_warn_and_never_pass_through(built: tuple[DbtProject, Warehouse]) -> None:

@@ -1,6 +1,6 @@
-{#- The release behind release_odd_names (k_anonymous) and release_as_table (a plain table): one
-    call, so that the two models are the same release materialized two ways. k comes from each
-    model's config. -#}
+{#- The release behind release_odd_names (k_anonymous), release_as_table (a plain table) and
+    release_crash: one call, so that the first two are the same release materialized two ways.
+    k comes from each model's config. -#}
 {% macro odd_names_release() %}
   {{ return(kanon.release_counts(
       relation=ref('release_events'),

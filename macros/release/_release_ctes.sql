@@ -11,7 +11,8 @@
   _k_raw_cells  each raw combination with its label and level at every level the ladder uses. A
                 value missing from its hierarchy (or NULL) is labelled with the root, never with
                 itself; such cells may share a finest cell, so they are `merged` and recounted
-                (_k_merged_events, _k_merged_cells: usually empty, then free)
+                (_k_merged_cells). When the data holds such values, their events are read once
+                more for that (_k_merged_events); when it holds none, the planners skip it
   _k_cells_0    step 0: the finest cells with their people counts and their labels at every level
   _k_rest_S     the events of the cells of step S-1 that fell below k: step 1 joins the events to
                 the thin finest cells, step 2 to those still thin after step 1 (few, after a good

@@ -13,13 +13,4 @@
     ],
 ) }}
 
-{{ kanon.release_counts(
-    relation=ref('release_events'),
-    privacy_unit='Patron Id',
-    dimensions=['branch', 'Age Band', 'title'],
-    hierarchies={
-        'branch': ref('release_hierarchy_branch'),
-        'Age Band': ref('release_hierarchy_age'),
-        'title': ref('release_hierarchy_title'),
-    },
-) }}
+{{ odd_names_release() }}
