@@ -64,7 +64,8 @@ def _oracle_decisions(wh: Warehouse) -> dict[tuple[str, ...], tuple[object, ...]
 def _audited_decisions(wh: Warehouse, invocation: str) -> dict[tuple[str, ...], tuple[object, ...]]:
     rows = wh.query(
         "select cell_labels, people, decision, ladder_step, released_labels, released_levels, released_people "
-        f"from {wh.relation('kanon_audit_cells', AUDIT)} where invocation_id = '{invocation}' and report = '{MART}'"
+        f"from {wh.relation('kanon_audit_cells', AUDIT)} "
+        f"where invocation_id = '{invocation}' and report_unique_id = 'model.kanon.{MART}'"
     )
     out: dict[tuple[str, ...], tuple[object, ...]] = {}
     for labels, people, decision, step, released_labels, released_levels, released_people in rows:
@@ -124,6 +125,26 @@ def test_audit_lives_in_its_own_schema_and_nothing_else_is_left(
     }
 
 
+def test_analyses_read_the_latest_release_and_the_rate_history(
+    flagship: tuple[DbtProject, Warehouse, list[str]],
+) -> None:
+    """The shipped analyses run on the trail: cells are found through their release's key."""
+    project, wh, invocations = flagship
+    project.run("compile", "--select", "kanon_latest_decisions", "kanon_suppression_rate_over_time")
+    latest = wh.query(project.compiled_test_sql("kanon_latest_decisions"))
+    (cells_in, released_at) = wh.query(
+        f"select cells_in, released_at from {wh.relation('kanon_audit_releases', AUDIT)} "
+        f"where invocation_id = '{invocations[-1]}'"
+    )[0]
+    assert len(latest) == cells_in > 0
+    assert {(row[0], str(row[1])) for row in latest} == {(MART, str(released_at))}
+    expected = _oracle_decisions(wh)
+    assert sorted(tuple(json.loads(str(row[2]))[d] for d in DIMS) for row in latest) == sorted(expected)
+    history = wh.query(project.compiled_test_sql("kanon_suppression_rate_over_time"))
+    assert [row[0] for row in history] == [MART] * len(invocations)
+    assert [row[-1] for row in history][1:] == [False] * (len(invocations) - 1)  # same policy throughout
+
+
 def test_audit_cli_scans_the_mart_and_summarizes_the_trail(
     flagship: tuple[DbtProject, Warehouse, list[str]],
 ) -> None:
@@ -145,6 +166,34 @@ def test_audit_cli_scans_the_mart_and_summarizes_the_trail(
     assert log.returncode == 0, log.stderr
     assert log.stdout.count(MART) == 3
     assert "WARNING" not in log.stdout  # same data, same policy: the rate did not move
+
+
+def test_a_trail_from_before_the_slim_cell_rows_keeps_working(warehouse_kind: str, make_warehouse: Any) -> None:
+    """A kanon_audit_cells made when every cell row repeated its release's columns: a release
+    still appends (those columns NULL in new rows), and the old rows stay as they were."""
+    wh = make_warehouse(warehouse_kind, "upgrade")
+    cells = wh.relation("kanon_audit_cells", AUDIT)
+    wh.execute(f"create schema if not exists {cells.rsplit('.', 1)[0]}")
+    wh.execute(
+        f"create table {cells} (invocation_id varchar, released_at timestamp, report varchar, "
+        "report_unique_id varchar, k integer, policy_fingerprint varchar, cell_labels varchar, people bigint, "
+        "decision varchar, ladder_step integer, released_labels varchar, released_levels varchar, "
+        "released_people bigint)"
+    )
+    wh.execute(f"insert into {cells} (invocation_id, released_at, report, report_unique_id, k, decision) "
+               "values ('before', cast('2026-01-01 00:00:00' as timestamp), 'old', 'model.x.old', 5, 'PASS')")
+    result = DbtProject(ROOT, wh).run("build")
+    (cells_in,) = wh.query(
+        f"select cells_in from {wh.relation('kanon_audit_releases', AUDIT)} "
+        f"where invocation_id = '{result.invocation_id}'"
+    )[0]
+    new_rows = wh.query(
+        f"select released_at, report, k, policy_fingerprint, decision from {cells} "
+        f"where invocation_id = '{result.invocation_id}' and report_unique_id = 'model.kanon.{MART}'"
+    )
+    assert len(new_rows) == cells_in > 0
+    assert {row[:4] for row in new_rows} == {(None, None, None, None)}
+    assert wh.query(f"select report, k, decision from {cells} where invocation_id = 'before'") == [("old", 5, "PASS")]
 
 
 def test_suppression_rate_jumps_are_flagged_with_their_cause() -> None:
@@ -276,7 +325,7 @@ def _kill_during_hook(project: DbtProject, wh: Warehouse, hook_var: str) -> None
 def _crash_state(wh: Warehouse) -> tuple[list[tuple[object, ...]], int, int]:
     mart = sorted(wh.query(f"select * from {wh.relation('release_crash')}"))
     return (mart, _count(wh, "kanon_audit_releases", "report = 'release_crash'"),
-            _count(wh, "kanon_audit_cells", "report = 'release_crash'"))
+            _count(wh, "kanon_audit_cells", "report_unique_id = 'model.kanon_integration_tests.release_crash'"))
 
 
 def test_sigkill_inside_the_transaction_keeps_the_old_release_and_no_new_audit_rows(
@@ -311,15 +360,31 @@ def test_sigkill_after_the_commit_keeps_the_new_release_with_all_its_audit_rows(
 
 def test_reset_needs_explicit_confirmation(integration: tuple[DbtProject, Warehouse]) -> None:
     project, wh = integration
+    # an old published release with two cell rows; the cells know their age only through it
+    wh.execute(
+        f"insert into {wh.relation('kanon_audit_releases', AUDIT)} (invocation_id, released_at, report, "
+        "report_unique_id, k, policy_fingerprint, count_column, status) values ('old-release', "
+        "cast('2025-01-01 00:00:00' as timestamp), 'old_report', 'model.x.old_report', 5, 'old', 'people', 'RELEASED')"
+    )
+    wh.execute(
+        f"insert into {wh.relation('kanon_audit_cells', AUDIT)} (invocation_id, report_unique_id, cell_labels, "
+        "people, decision) values ('old-release', 'model.x.old_report', '{\"a\":\"1\"}', 1, 'SUPPRESS'), "
+        "('old-release', 'model.x.old_report', '{\"a\":\"2\"}', 2, 'SUPPRESS')"
+    )
     total = _count(wh, "kanon_audit_releases", "1 = 1")
-    assert total > 0
+    cells = _count(wh, "kanon_audit_cells", "1 = 1")
+    assert cells > 2
     refused = project.run("run-operation", "kanon_reset_audit", expect_ok=False)
     assert "needs explicit confirmation" in refused.output
+    assert _count(wh, "kanon_audit_releases", "1 = 1") == total
     project.run("run-operation", "kanon_reset_audit", "--args",
                 "{confirm: 'erase kanon audit history', older_than_days: 30}")
-    # retention: only the replayed row (stamped 2026-01-01) is older than 30 days
-    assert _count(wh, "kanon_audit_releases", "1 = 1") == total - 1
-    assert _count(wh, "kanon_audit_releases", "report = 'replayed_report'") == 0
+    # retention: only the old release and the replayed row (stamped 2026-01-01) are older than
+    # 30 days; of the cells, only the old release's two go
+    assert _count(wh, "kanon_audit_releases", "1 = 1") == total - 2
+    assert _count(wh, "kanon_audit_releases", "report in ('replayed_report', 'old_report')") == 0
+    assert _count(wh, "kanon_audit_cells", "1 = 1") == cells - 2
+    assert _count(wh, "kanon_audit_cells", "invocation_id = 'old-release'") == 0
     project.run("run-operation", "kanon_reset_audit", "--args", "{confirm: 'erase kanon audit history'}")
     assert _count(wh, "kanon_audit_releases", "1 = 1") == 0
     assert _count(wh, "kanon_audit_cells", "1 = 1") == 0

@@ -60,8 +60,9 @@ def _latest_cells(wh: Warehouse) -> list[tuple[object, ...]]:
     releases = wh.relation("kanon_audit_releases", "kanon_audit")
     return wh.query(
         f"select cell_labels, people, decision, released_labels, released_levels, released_people from {cells} "
-        f"where invocation_id = (select invocation_id from {releases} where report = '{MART}' "
-        "and status = 'RELEASED' order by released_at desc limit 1)"
+        f"inner join (select invocation_id, report_unique_id from {releases} where report = '{MART}' "
+        "and status = 'RELEASED' order by released_at desc limit 1) as latest "
+        "using (invocation_id, report_unique_id)"
     )
 
 

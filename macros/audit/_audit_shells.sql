@@ -6,15 +6,18 @@
 {% macro _audit_column_types(which) %}
   {%- set string = dbt.type_string() -%}
   {%- set bigint = dbt.type_bigint() -%}
-  {#- The release's identity, first in both tables (see _audit_release_literals). -#}
-  {%- set columns = [
-      ('invocation_id', string), ('released_at', dbt.type_timestamp()), ('report', string),
-      ('report_unique_id', string), ('k', dbt.type_int()), ('policy_fingerprint', string)] -%}
   {%- if which == 'cells' -%}
-    {%- do columns.extend([
+    {#- Keyed by the release (see _audit_release_key_literals); what the release was (when, which
+        report, k, policy) is on its one row in kanon_audit_releases, not repeated on millions. -#}
+    {%- set columns = [
+        ('invocation_id', string), ('report_unique_id', string),
         ('cell_labels', string), ('people', bigint), ('decision', string), ('ladder_step', dbt.type_int()),
-        ('released_labels', string), ('released_levels', string), ('released_people', bigint)]) -%}
+        ('released_labels', string), ('released_levels', string), ('released_people', bigint)] -%}
   {%- elif which == 'releases' -%}
+    {#- The release's identity first (see _audit_release_literals). -#}
+    {%- set columns = [
+        ('invocation_id', string), ('released_at', dbt.type_timestamp()), ('report', string),
+        ('report_unique_id', string), ('k', dbt.type_int()), ('policy_fingerprint', string)] -%}
     {%- do columns.extend([
         ('count_column', string), ('status', string), ('reason', string),
         ('cells_in', bigint), ('cells_passed', bigint), ('cells_generalized', bigint), ('cells_suppressed', bigint),

@@ -32,6 +32,12 @@
   '{{ release.policy_fingerprint }}'
 {%- endmacro -%}
 
+{#- What a cell row says of its release: the key of the release's row in kanon_audit_releases. -#}
+{%- macro _audit_release_key_literals(release) -%}
+  '{{ release.invocation_id }}',
+  '{{ release.report_unique_id | replace("'", "''") }}'
+{%- endmacro -%}
+
 {#- Guards every insert of a release on its summary row (the small table, written last in the
     same transaction): a release whose summary is recorded has all of its rows. -#}
 {%- macro _audit_not_yet_recorded(audit_releases, release) -%}
@@ -57,7 +63,7 @@
   {%- if long_form %}
   insert into {{ audit_cells }} {{ kanon._audit_columns('cells') }}
   select
-    {{ kanon._audit_release_literals(release) }},
+    {{ kanon._audit_release_key_literals(release) }},
     _kanon_cell_labels, _kanon_people, _kanon_decision, _kanon_ladder_step,
     _kanon_released_labels, _kanon_released_levels, _kanon_released_people
   from {{ staging }}
@@ -89,7 +95,7 @@
   {%- endfor %}
   insert into {{ audit_cells }} {{ kanon._audit_columns('cells') }}
   select
-    {{ kanon._audit_release_literals(release) }},
+    {{ kanon._audit_release_key_literals(release) }},
     {{ kanon._json_object(labels) }}, {{ count }}, 'PASS', 0,
     {{ kanon._json_object(labels) }}, cast(null as {{ dbt.type_string() }}), {{ count }}
   from {{ staging }}

@@ -16,16 +16,22 @@
   {%- if older_than_days is not none and (older_than_days is not number or older_than_days < 0) -%}
     {{ exceptions.raise_compiler_error("kanon_reset_audit: older_than_days must be a number of days >= 0") }}
   {%- endif -%}
-  {%- set where -%}
-    {%- if older_than_days is not none -%}
-      where released_at < {{ dbt.dateadd('day', -1 * older_than_days, dbt.current_timestamp()) }}
-    {%- endif -%}
-  {%- endset -%}
+  {%- set where = {} -%}
+  {%- if older_than_days is not none -%}
+    {%- set old_release = 'released_at < ' ~ dbt.dateadd('day', -1 * older_than_days, dbt.current_timestamp()) -%}
+    {#- Cells first: a cell row knows its release's age only through the release's own row. -#}
+    {%- do where.update({
+        'kanon_audit_cells': 'where exists (select 1 from ' ~ kanon._audit_relation('kanon_audit_releases')
+            ~ ' as old where old.invocation_id = cells.invocation_id'
+            ~ ' and old.report_unique_id = cells.report_unique_id and old.' ~ old_release ~ ')',
+        'kanon_audit_releases': 'where ' ~ old_release,
+    }) -%}
+  {%- endif -%}
   {%- for name in ['kanon_audit_cells', 'kanon_audit_releases'] -%}
     {%- set relation = kanon._audit_relation(name) -%}
     {%- if adapter.get_relation(relation.database, relation.schema, relation.identifier) is not none -%}
       {% call statement('kanon_reset_audit') -%}
-        delete from {{ relation }} {{ where }}
+        delete from {{ relation }} as {{ 'cells' if name == 'kanon_audit_cells' else 'releases' }} {{ where.get(name, '') }}
       {%- endcall %}
       {{ log("kanon_reset_audit: deleted audit rows from " ~ relation ~ (" older than " ~ older_than_days ~ " days" if older_than_days is not none else ""), info=true) }}
     {%- endif -%}

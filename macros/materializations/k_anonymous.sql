@@ -93,9 +93,8 @@
         'select ' ~ (published_columns | join(', ')) ~ ' from ' ~ staging_relation ~ ' ' ~ published_filter) }}
   {%- endcall %}
 
-  {% call statement('kanon_audit') -%}
-    {{ kanon._audit_insert_release(audit_cells, audit_releases, staging_relation, release, long_form, count_column, published_columns) }}
-  {%- endcall %}
+  {%- do kanon._audit_append(kanon._audit_insert_release(
+      audit_cells, audit_releases, staging_relation, release, long_form, count_column, published_columns)) -%}
   {% call statement('kanon_drop_staging') -%}
     drop table {{ staging_relation }}
   {%- endcall %}

@@ -43,21 +43,19 @@ def run(args: argparse.Namespace) -> int:
         cells = tgt.relation("kanon_audit_cells", "kanon_audit")
         releases = tgt.relation("kanon_audit_releases", "kanon_audit")
         latest = (
-            f"(select invocation_id from {releases} where report = '{MART}' and status = 'RELEASED'"
-            " order by released_at desc limit 1)"
+            f"{cells} inner join (select invocation_id, report_unique_id from {releases}"
+            f" where report = '{MART}' and status = 'RELEASED' order by released_at desc limit 1) as latest"
+            " using (invocation_id, report_unique_id)"
         )
         _, summary = fetch(
-            conn,
-            f"select decision, count(*), sum(people) from {cells}"
-            f" where report = '{MART}' and invocation_id = {latest} group by decision order by decision",
+            conn, f"select decision, count(*), sum(people) from {latest} group by decision order by decision"
         )
         print("Finest cells (branch x age band x title) by decision, from the audit trail:")
         for decision, n_cells, patrons in summary:
             print(f"  {decision:<10} {n_cells:>6} cells  ({patrons} patron-cells)")
         _, fate = fetch(
             conn,
-            f"select decision, released_labels, released_people from {cells}"
-            f" where report = '{MART}' and invocation_id = {latest} and cell_labels = "
+            f"select decision, released_labels, released_people from {latest} where cell_labels = "
             """'{"branch":"RIVERSIDE","age_band":"13-17","title":"Coping With a Parent''s Incarceration"}'""",
         )
         for decision, labels, patrons in fate:
