@@ -2,7 +2,9 @@
   Runs the audit inserts of a release (SQL from _audit_insert_release). On DuckDB the millions of
   cell rows are appended without preserving their insertion order, which lets both threads write
   row groups (about 12% faster at 2.75M rows); the audit trail has no row order to keep. The
-  session's own setting is restored afterwards.
+  session's own setting is restored afterwards; if the insert fails, the release fails with it
+  and the setting stays off for the rest of that dbt thread's connection, which only frees the
+  row order of later inserts that did not ask for one.
 -#}
 {% macro _audit_append(insert_sql) %}
   {{ return(adapter.dispatch('_audit_append', 'kanon')(insert_sql)) }}

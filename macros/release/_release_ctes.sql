@@ -159,9 +159,7 @@
     from _k_events as _k_e
     inner join _k_raw_cells as _k_c
       on
-      {%- for key in raw_keys %}
-      _k_e.{{ key }} = _k_c.{{ key }} and
-      {%- endfor %}
+      {{ kanon._release_keys_equal(raw_keys, '_k_e', '_k_c') }} and
       _k_c._k_merged = 1
   ),
   {#- ... recounted as their finest cell (whose labels at every level follow from its level-0 key). -#}
@@ -190,9 +188,7 @@
       where _k_merged = 1
     ) as _k_l
       on
-      {%- for key in step_keys[0] %}
-      _k_g.{{ key }} = _k_l.{{ key }}{% if not loop.last %} and{% endif %}
-      {%- endfor %}
+      {{ kanon._release_keys_equal(step_keys[0], '_k_g', '_k_l') }}
   ),
   _k_cells_0 as {{ kanon._cte_materialized(false) }} (
     select
@@ -222,9 +218,7 @@
       or (_k_r._k_merged = 1 and exists (
         select 1 from _k_merged_cells as _k_m
         where
-          {%- for key in step_keys[0] %}
-          _k_m.{{ key }} = _k_r.{{ key }} and
-          {%- endfor %}
+        {{ kanon._release_keys_equal(step_keys[0], '_k_m', '_k_r') }} and
           _k_m._k_n < {{ k }}
       ))
   ),
@@ -238,9 +232,7 @@
     from _k_events as _k_e
     inner join _k_thin_raw_0 as _k_c
       on
-      {%- for key in raw_keys %}
-      _k_e.{{ key }} = _k_c.{{ key }}{% if not loop.last %} and{% endif %}
-      {%- endfor %}
+      {{ kanon._release_keys_equal(raw_keys, '_k_e', '_k_c') }}
   ),
   {%- endif %}
   {#- _k_thin_S: the finest cells still thin after step S, materialized (few after a good step);
@@ -290,9 +282,7 @@
     from _k_thin_{{ s - 1 }} as _k_f
     inner join _k_cells_{{ s }} as _k_c
       on
-      {%- for key in keys %}
-      _k_f.{{ key }} = _k_c.{{ key }}{% if not loop.last %} and{% endif %}
-      {%- endfor %}
+      {{ kanon._release_keys_equal(keys, '_k_f', '_k_c') }}
   ),
   _k_thin_{{ s }} as {{ materialized }} (
     select {{ label_columns | join(', ') }}, _k_n
@@ -313,9 +303,7 @@
     where exists (
       select 1 from _k_thin_1 as _k_t
       where
-        {%- for key in step_keys[0] %}
-        _k_t.{{ key }} = _k_r.{{ key }}{% if not loop.last %} and{% endif %}
-        {%- endfor %}
+      {{ kanon._release_keys_equal(step_keys[0], '_k_t', '_k_r') }}
     )
   ),
   {%- endif %}
@@ -331,17 +319,13 @@
     from _k_events as _k_e
     inner join _k_thin_raw_1 as _k_c
       on
-      {%- for key in raw_keys %}
-      _k_e.{{ key }} = _k_c.{{ key }}{% if not loop.last %} and{% endif %}
-      {%- endfor %}
+      {{ kanon._release_keys_equal(raw_keys, '_k_e', '_k_c') }}
     {%- else %}
     select _k_src.*
     from _k_rest_{{ s }} as _k_src
     inner join _k_cells_{{ s }} as _k_thin
       on
-      {%- for key in keys %}
-      _k_src.{{ key }} = _k_thin.{{ key }} and
-      {%- endfor %}
+      {{ kanon._release_keys_equal(keys, '_k_src', '_k_thin') }} and
       _k_thin._k_n < {{ k }}
     {%- endif %}
   ),
@@ -411,6 +395,15 @@
     from _k_thin_{{ last }}
   )
   {%- endif %}
+{%- endmacro %}
+
+{#- `left.key = right.key and ...` for every key: how the engine's CTEs are joined. -#}
+{% macro _release_keys_equal(keys, left, right) -%}
+  {%- set terms = [] -%}
+  {%- for key in keys -%}
+    {%- do terms.append(left ~ '.' ~ key ~ ' = ' ~ right ~ '.' ~ key) -%}
+  {%- endfor -%}
+  {{- terms | join(' and ') -}}
 {%- endmacro %}
 
 {#- Whether dimension i's value in `alias` is NULL or missing from its hierarchy (joined as _k_h<i>). -#}
