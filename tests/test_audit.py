@@ -266,7 +266,7 @@ def test_refused_release_leaves_a_refused_row_and_no_cells(integration: tuple[Db
         f"select status, reason, cells_in from {wh.relation('kanon_audit_releases', AUDIT)} "
         f"where invocation_id = '{invocation}'"
     )
-    assert rows == [("REFUSED", "1 row(s) have people below k=2 or NULL", None)]
+    assert rows == [("REFUSED", "1 row(s) have people below k=2 or NULL, NaN or infinite", None)]
     assert _count(wh, "kanon_audit_cells", f"invocation_id = '{invocation}'") == 0
     leftovers = wh.query(
         "select table_name from information_schema.tables where table_name like '%kanon_staging%' "
@@ -358,6 +358,43 @@ def test_sigkill_after_the_commit_keeps_the_new_release_with_all_its_audit_rows(
     assert cells == before_cells + int(str(latest_cells))
 
 
+@pytest.mark.parametrize(
+    ("older_than_days", "shown"),
+    [("1.5", "got 1.5"), ("true", "got True"), ("'3'", "got the text '3'"), ("-1", "got -1")],
+)
+def test_reset_refuses_a_retention_that_is_not_a_whole_number_of_days(
+    integration: tuple[DbtProject, Warehouse], older_than_days: str, shown: str,
+) -> None:
+    """older_than_days is a whole number >= 0: 1.5 (a float), true (a bool, which Jinja counts
+    as the number 1) and '3' (text) are refused naming the argument, and nothing is deleted."""
+    project, wh = integration
+    # a release old enough for any retention to take, with one cell row; removed again below
+    invocation = f"typed-retention-{uuid.uuid4()}"
+    wh.execute(
+        f"insert into {wh.relation('kanon_audit_releases', AUDIT)} (invocation_id, released_at, report, "
+        f"report_unique_id, k, policy_fingerprint, count_column, status) values ('{invocation}', "
+        "cast('2020-01-01 00:00:00' as timestamp), 'typed_report', 'model.x.typed_report', 5, 'typed', 'people', "
+        "'RELEASED')"
+    )
+    wh.execute(
+        f"insert into {wh.relation('kanon_audit_cells', AUDIT)} (invocation_id, report_unique_id, cell_labels, "
+        f"people, decision) values ('{invocation}', 'model.x.typed_report', '{{\"a\":\"1\"}}', 1, 'SUPPRESS')"
+    )
+    try:
+        before = (_count(wh, "kanon_audit_releases", "1 = 1"), _count(wh, "kanon_audit_cells", "1 = 1"))
+        refused = project.run(
+            "run-operation", "kanon_reset_audit", "--args",
+            f"{{confirm: 'erase kanon audit history', older_than_days: {older_than_days}}}", expect_ok=False,
+        )
+        assert f"kanon_reset_audit: older_than_days must be a whole number >= 0, {shown}" in refused.output, (
+            refused.output[-3000:]
+        )
+        assert (_count(wh, "kanon_audit_releases", "1 = 1"), _count(wh, "kanon_audit_cells", "1 = 1")) == before
+    finally:
+        for table in ("kanon_audit_cells", "kanon_audit_releases"):
+            wh.execute(f"delete from {wh.relation(table, AUDIT)} where invocation_id = '{invocation}'")
+
+
 def test_reset_needs_explicit_confirmation(integration: tuple[DbtProject, Warehouse]) -> None:
     project, wh = integration
     # an old published release with two cell rows; the cells know their age only through it
@@ -379,10 +416,10 @@ def test_reset_needs_explicit_confirmation(integration: tuple[DbtProject, Wareho
     assert _count(wh, "kanon_audit_releases", "1 = 1") == total
     project.run("run-operation", "kanon_reset_audit", "--args",
                 "{confirm: 'erase kanon audit history', older_than_days: 30}")
-    # retention: only the old release and the replayed row (stamped 2026-01-01) are older than
-    # 30 days; of the cells, only the old release's two go
-    assert _count(wh, "kanon_audit_releases", "1 = 1") == total - 2
-    assert _count(wh, "kanon_audit_releases", "report in ('replayed_report', 'old_report')") == 0
+    # retention: only the old release is older than 30 days (every other row, the replayed one
+    # included, is stamped by the warehouse's clock); of the cells, only the old release's two go
+    assert _count(wh, "kanon_audit_releases", "1 = 1") == total - 1
+    assert _count(wh, "kanon_audit_releases", "report = 'old_report'") == 0
     assert _count(wh, "kanon_audit_cells", "1 = 1") == cells - 2
     assert _count(wh, "kanon_audit_cells", "invocation_id = 'old-release'") == 0
     project.run("run-operation", "kanon_reset_audit", "--args", "{confirm: 'erase kanon audit history'}")

@@ -44,7 +44,7 @@ import pytest
 from conftest import ROOT, DbtProject, Warehouse
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
-from kanon_tools.oracle import Hierarchy, Release, count_star, release_counts
+from kanon_tools.oracle import Dominance, Hierarchy, Release, count_star, release_counts
 
 pytestmark = pytest.mark.dbt
 
@@ -115,6 +115,8 @@ class Config:
     count_rows: bool
     count_column: str
     measure: bool
+    # (rule, n, percent) of a dominance rule on the events per person (value '1'), or None
+    dominance: tuple[str, int, int] | None = None
 
     @property
     def depth_of(self) -> dict[str, int]:
@@ -172,9 +174,12 @@ def configs(draw: st.DrawFn) -> Config:
         ladder=ladder,
         null_policy=draw(st.sampled_from(("root", "suppress"))),
         remainder=draw(st.booleans()),
-        count_rows=draw(st.integers(0, 2)) == 0,
+        count_rows=(count_rows := draw(st.integers(0, 2)) == 0),
         count_column=draw(st.sampled_from(("people", "n_units"))),
         measure=draw(st.integers(0, 4)) != 0,
+        # a dominance rule needs people to rank: never with count_rows
+        dominance=None if count_rows else draw(st.sampled_from(
+            (None, None, None, ("nk", 1, 50), ("nk", 2, 75), ("p_percent", 0, 40)))),
     )
 
 
@@ -342,7 +347,27 @@ class Batch:
             count_rows=cfg.count_rows,
             null_policy="suppress" if cfg.null_policy == "suppress" else "root",
             remainder=cfg.remainder,
+            dominance=dominance_of(cfg),
         )
+
+
+def dominance_of(cfg: Config) -> Dominance | None:
+    """The oracle's form of the config's dominance rule: each event contributes 1 (value '1')."""
+    if cfg.dominance is None:
+        return None
+    rule, n, percent = cfg.dominance
+    if rule == "nk":
+        return Dominance("nk", value=lambda _event: 1, n=n, k=percent)
+    return Dominance("p_percent", value=lambda _event: 1, p=percent)
+
+
+def dominance_sql(cfg: Config) -> str:
+    if cfg.dominance is None:
+        return "none"
+    rule, n, percent = cfg.dominance
+    if rule == "nk":
+        return jinja_literal({"rule": "nk", "value": "1", "n": n, "k": percent})
+    return jinja_literal({"rule": "p_percent", "value": "1", "p": percent})
 
 
 def suppressed_size(batch: Batch, k: int) -> int:
@@ -436,7 +461,8 @@ def model_sql(batch: Batch) -> str:
     count_column='{cfg.count_column}',
     count_rows={jinja_literal(cfg.count_rows)},
     null_policy='{cfg.null_policy}',
-    remainder={jinja_literal(cfg.remainder)}
+    remainder={jinja_literal(cfg.remainder)},
+    dominance={dominance_sql(cfg)}
 ) }}}}
 """
 
@@ -544,7 +570,8 @@ def describe_config(batch: Batch) -> str:
     return (
         f"  model {batch.model}: dims={list(cfg.dims)} depths={cfg.depth_of} k={cfg.k} "
         f"ladder={cfg.ladder_dicts()} null_policy={cfg.null_policy} remainder={cfg.remainder} "
-        f"count_rows={cfg.count_rows} count_column={cfg.count_column} measure={cfg.measure}"
+        f"count_rows={cfg.count_rows} count_column={cfg.count_column} measure={cfg.measure} "
+        f"dominance={cfg.dominance}"
     )
 
 
@@ -575,6 +602,9 @@ def recheck_fates(batch: Batch, release: Release) -> list[str]:
         where = f"{batch.name} row {row.as_tuple()}"
         if size < cfg.k or size != row.count:
             problems.append(f"{where}: recounted {size} from {len(members)} events, k={cfg.k}")
+        rule = dominance_of(cfg)
+        if rule is not None and rule.dominated([events[i] for i in members], PU):
+            problems.append(f"{where}: dominated under {cfg.dominance}")
         if cfg.measure and row.measures != (len(members),):
             problems.append(f"{where}: {MEASURE} should be {len(members)}")
         assert row.step is not None
@@ -588,6 +618,8 @@ def recheck_fates(batch: Batch, release: Release) -> list[str]:
         problems.append(f"{batch.name}: fates {dict(fates)} but {released} events in released rows")
     with_null = {i for i, e in enumerate(events) if any(e[d] is None for d in cfg.data_dims)}
     expected_dropped = with_null if cfg.null_policy == "suppress" else set()
+    if not cfg.count_rows:  # an event of nobody (NULL privacy unit) is dropped, measures included
+        expected_dropped |= {i for i, e in enumerate(events) if e[PU] is None}
     if set(release.dropped) != expected_dropped:
         problems.append(f"{batch.name}: dropped {release.dropped}, expected {sorted(expected_dropped)}")
     rest = release.suppressed

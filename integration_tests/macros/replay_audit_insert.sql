@@ -5,7 +5,6 @@
 {% macro replay_audit_insert(invocation) %}
   {%- set release = {
       'invocation_id': invocation,
-      'released_at': '2026-01-01 00:00:00',
       'report': 'replayed_report',
       'report_unique_id': 'model.kanon_integration_tests.replayed_report',
       'k': 5,

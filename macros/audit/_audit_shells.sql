@@ -21,7 +21,8 @@
     {%- do columns.extend([
         ('count_column', string), ('status', string), ('reason', string),
         ('cells_in', bigint), ('cells_passed', bigint), ('cells_generalized', bigint), ('cells_suppressed', bigint),
-        ('rows_released', bigint), ('people_suppressed', bigint), ('suppression_rate', dbt.type_numeric())]) -%}
+        ('rows_released', bigint), ('people_suppressed', bigint), ('suppression_rate', dbt.type_numeric()),
+        ('people_in', bigint), ('events_null_unit', bigint)]) -%}
   {%- else -%}
     {{ exceptions.raise_compiler_error("kanon: no audit table '" ~ which ~ "'") }}
   {%- endif -%}

@@ -3,29 +3,20 @@
   is append-only), guarded so that re-running the same invocation never duplicates a release.
 -#}
 
-{#- release_counts stamps its policy fingerprint into the SQL; a hand-written model's policy is its SQL and k. -#}
-{% macro _sql_policy_fingerprint(sql, k) %}
+{#- release_counts stamps its policy fingerprint into the SQL (it covers k, the count column and
+    max_suppression too); a hand-written model's policy is its SQL and its gate's config. -#}
+{% macro _sql_policy_fingerprint(sql, k, count_column, max_suppression) %}
   {%- set found = modules.re.search('kanon_policy_fingerprint: ([0-9a-f]+)', sql) -%}
-  {{ return(found.group(1) if found else local_md5('k=' ~ k ~ '\n' ~ sql)) }}
+  {{ return(found.group(1) if found else local_md5(
+      'k=' ~ k ~ '\ncount_column=' ~ count_column ~ '\nmax_suppression=' ~ max_suppression ~ '\n' ~ sql)) }}
 {% endmacro %}
 
-{#- Creates the audit schema and relations when a release runs before the audit models were
-    built (`dbt run -s my_mart` on a fresh warehouse). `dbt build` builds them first anyway:
-    release_counts refs them. -#}
-{% macro _ensure_audit_trail(audit_cells, audit_releases) %}
-  {%- do adapter.create_schema(audit_cells) -%}
-  {%- for relation, shell in [(audit_cells, kanon._audit_shell('cells')), (audit_releases, kanon._audit_shell('releases'))] -%}
-    {%- if load_cached_relation(relation) is none and adapter.get_relation(relation.database, relation.schema, relation.identifier) is none -%}
-      {% call statement('kanon_audit_shell') -%}
-        create table if not exists {{ relation }} as {{ shell }}
-      {%- endcall %}
-    {%- endif -%}
-  {%- endfor -%}
-{% endmacro %}
-
+{#- released_at is the warehouse's clock when the summary row is written (after the swap, in the
+    release's transaction), in UTC: two releases of one report in the same second, from two
+    invocations, are still told apart and ordered as they went live. -#}
 {%- macro _audit_release_literals(release) -%}
   '{{ release.invocation_id }}',
-  cast('{{ release.released_at }}' as {{ dbt.type_timestamp() }}),
+  {{ kanon._audit_clock() }},
   '{{ release.report | replace("'", "''") }}',
   '{{ release.report_unique_id | replace("'", "''") }}',
   {{ release.k }},
@@ -58,8 +49,9 @@
   where {{ kanon._audit_not_yet_recorded(audit_releases, release) }}
 {% endmacro %}
 
-{% macro _audit_insert_release(audit_cells, audit_releases, staging, release, long_form, count_column, published_columns) %}
-  {%- set count = adapter.quote(count_column) -%}
+{#- The cell rows of a release: one per finest cell (release_counts), or one per published row of
+    a hand-written aggregate, each a cell released as it is. -#}
+{% macro _audit_insert_cells(audit_cells, audit_releases, staging, release, long_form, count_column, published_names) %}
   {%- if long_form %}
   insert into {{ audit_cells }} {{ kanon._audit_columns('cells') }}
   select
@@ -67,31 +59,12 @@
     _kanon_cell_labels, _kanon_people, _kanon_decision, _kanon_ladder_step,
     _kanon_released_labels, _kanon_released_levels, _kanon_released_people
   from {{ staging }}
-  where _kanon_row = 'cell' and {{ kanon._audit_not_yet_recorded(audit_releases, release) }};
-
-  insert into {{ audit_releases }} {{ kanon._audit_columns('releases') }}
-  select
-    {{ kanon._audit_release_literals(release) }},
-    '{{ release.count_column | replace("'", "''") }}',
-    'RELEASED', cast(null as {{ dbt.type_string() }}),
-    cells_in, cells_passed, cells_generalized, cells_suppressed, rows_released, people_suppressed,
-    case when cells_in > 0 then cast(cells_suppressed as {{ dbt.type_numeric() }}) / cells_in else 0 end
-  from (
-    select
-      coalesce(sum(case when _kanon_row = 'cell' then 1 else 0 end), 0) as cells_in,
-      coalesce(sum(case when _kanon_decision = 'PASS' then 1 else 0 end), 0) as cells_passed,
-      coalesce(sum(case when _kanon_decision = 'GENERALIZE' then 1 else 0 end), 0) as cells_generalized,
-      coalesce(sum(case when _kanon_decision = 'SUPPRESS' then 1 else 0 end), 0) as cells_suppressed,
-      coalesce(sum(case when _kanon_row = 'release' then 1 else 0 end), 0) as rows_released,
-      coalesce(max(case when _kanon_row = 'suppressed' then _kanon_people end), 0) as people_suppressed
-    from {{ staging }}
-  ) as counts
-  where {{ kanon._audit_not_yet_recorded(audit_releases, release) }}
+  where _kanon_row = 'cell' and {{ kanon._audit_not_yet_recorded(audit_releases, release) }}
   {%- else %}
-  {#- A hand-written aggregate: every published row is a cell released as it is. -#}
+  {%- set count = kanon._quote(kanon._release_count_column(adapter.get_columns_in_relation(staging), count_column)) -%}
   {%- set labels = [] -%}
-  {%- for column in published_columns if column != count -%}
-    {%- do labels.append((column.strip('"`'), column, true)) -%}
+  {%- for name in published_names if kanon._quote(name) != count -%}
+    {%- do labels.append((name, kanon._quote(name), true)) -%}
   {%- endfor %}
   insert into {{ audit_cells }} {{ kanon._audit_columns('cells') }}
   select
@@ -99,16 +72,58 @@
     {{ kanon._json_object(labels) }}, {{ count }}, 'PASS', 0,
     {{ kanon._json_object(labels) }}, cast(null as {{ dbt.type_string() }}), {{ count }}
   from {{ staging }}
-  where {{ kanon._audit_not_yet_recorded(audit_releases, release) }};
+  where {{ kanon._audit_not_yet_recorded(audit_releases, release) }}
+  {%- endif %}
+{% endmacro %}
 
+{#- The summary row of a published release, from the staging table's audit rows and the facts
+    the gate read (people in, events without a person). -#}
+{% macro _audit_insert_release(audit_releases, staging, release, long_form, facts) %}
+  {%- set bigint = dbt.type_bigint() -%}
   insert into {{ audit_releases }} {{ kanon._audit_columns('releases') }}
   select
     {{ kanon._audit_release_literals(release) }},
     '{{ release.count_column | replace("'", "''") }}',
     'RELEASED', cast(null as {{ dbt.type_string() }}),
-    count(*), count(*), 0, 0, count(*), 0, 0
-  from {{ staging }}
-  having {{ kanon._audit_not_yet_recorded(audit_releases, release) }}
-  {%- endif %}
+    cells_in, cells_passed, cells_generalized, cells_suppressed, rows_released, people_suppressed,
+    case when cells_in > 0 then cast(cells_suppressed as {{ dbt.type_numeric() }}) / cells_in else 0 end,
+    cast({{ facts.people_in if facts.people_in is not none else 'null' }} as {{ bigint }}),
+    cast({{ facts.events_null_unit }} as {{ bigint }})
+  from (
+    select
+    {%- if long_form %}
+      coalesce(sum(case when _kanon_row = 'cell' then 1 else 0 end), 0) as cells_in,
+      coalesce(sum(case when _kanon_decision = 'PASS' then 1 else 0 end), 0) as cells_passed,
+      coalesce(sum(case when _kanon_decision = 'GENERALIZE' then 1 else 0 end), 0) as cells_generalized,
+      coalesce(sum(case when _kanon_row = 'cell' and _kanon_decision = 'SUPPRESS' then 1 else 0 end), 0) as cells_suppressed,
+      coalesce(sum(case when _kanon_row = 'release' then 1 else 0 end), 0) as rows_released,
+      {{ facts.people_suppressed }} as people_suppressed
+    {%- else %}
+      count(*) as cells_in, count(*) as cells_passed, 0 as cells_generalized, 0 as cells_suppressed,
+      count(*) as rows_released, 0 as people_suppressed
+    {%- endif %}
+    from {{ staging }}
+  ) as counts
+  where {{ kanon._audit_not_yet_recorded(audit_releases, release) }}
 {% endmacro %}
+
+{#- The warehouse's clock, in UTC, as the audit's timestamp type. -#}
+{% macro _audit_clock() %}
+  {{- return(adapter.dispatch('_audit_clock', 'kanon')()) -}}
+{% endmacro %}
+
+{% macro default___audit_clock() -%}
+  cast({{ dbt.current_timestamp() }} as {{ dbt.type_timestamp() }})
+{%- endmacro %}
+
+{#- clock_timestamp(), not now(): now() is the transaction's start, the same for releases that
+    began together; the summary row is written after the swap, which waits for the other. -#}
+{% macro postgres___audit_clock() -%}
+  cast(clock_timestamp() at time zone 'UTC' as {{ dbt.type_timestamp() }})
+{%- endmacro %}
+
+{#- One writer per database file, so a transaction's start already orders its releases. -#}
+{% macro duckdb___audit_clock() -%}
+  cast(timezone('UTC', get_current_timestamp()) as {{ dbt.type_timestamp() }})
+{%- endmacro %}
 

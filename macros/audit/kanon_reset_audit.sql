@@ -13,8 +13,9 @@
         "kanon_reset_audit deletes audit history and needs explicit confirmation: "
         ~ "--args '{confirm: \"" ~ phrase ~ "\"}' (optionally with older_than_days: N)") }}
   {%- endif -%}
-  {%- if older_than_days is not none and (older_than_days is not number or older_than_days < 0) -%}
-    {{ exceptions.raise_compiler_error("kanon_reset_audit: older_than_days must be a number of days >= 0") }}
+  {#- A whole number of days: 1.5, true (a number to Jinja) or '3' must not pick a cut-off. -#}
+  {%- if older_than_days is not none -%}
+    {%- do kanon._check_whole_number(older_than_days, 'older_than_days', kanon._who('kanon_reset_audit'), minimum=0) -%}
   {%- endif -%}
   {%- set where = {} -%}
   {%- if older_than_days is not none -%}

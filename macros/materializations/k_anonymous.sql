@@ -1,28 +1,41 @@
 {#-
   materialized='k_anonymous': a table that is only ever published when every row describes at
-  least k people, with every decision on the record. Starts from dbt's own table
-  materialization; inside one transaction it
+  least k people, with every decision on the record. It keeps the step order of dbt's own table
+  materialization (dbt-adapters' table.sql) and adds its checks before the swap. Inside one
+  transaction it
 
-    1. builds the model into a temporary staging table, private to this session (a
+    1. stages the model's SQL in a temporary table (make_temp_relation: private to this session,
+       named so that it can be no relation of the user's; the model's sql_header applies). A
        release_counts model's SQL carries the audit too, marked by _kanon_row; a hand-written
-       one is the published rows themselves),
-    2. checks that no row to publish has a count below k or NULL; if one does, it drops the
-       staging table, records a REFUSED release, commits that record and fails,
-    3. builds the new release from the staging table (contracts apply here), appends the cell
-       decisions and a summary row to the audit trail, drops the staging table,
-    4. swaps the new release in and applies grants, and commits.
+       one is the published rows themselves,
+    2. reads the release's facts from the staging table in one query and refuses (records a
+       REFUSED release, commits that record, fails, publishes nothing) when a row to publish
+       has a count below k, NULL, NaN or infinite, when null_unit='error' found events without a
+       person, or when more than max_suppression of the people were suppressed,
+    3. builds the new release from the staging table (contracts apply here) and appends the
+       cell decisions to the audit trail,
+    4. swaps the new release in, drops the old one (dbt drops its backup after the commit, where
+       a crash can leave it behind) and creates the configured indexes,
+    5. records the release's summary row (after the swap, so that its timestamp orders releases
+       of one report as they went live), runs the post-hooks, applies grants, drops the staging
+       table, and commits.
 
   A crash before the commit leaves the old release and no new audit rows; after it, the new
-  release and all of them. Nothing holding thin cells is ever created in the mart's schema.
+  release and all of them, and no backup table. Nothing holding thin cells is ever created in
+  the mart's schema.
 
   config:
-    k             (required) whole number >= 2
-    count_column  the column holding each row's people count (default 'people')
+    k                (required) whole number from 2 to 2147483647
+    count_column     the column holding each row's people count (default 'people')
+    max_suppression  refuse a release_counts release that suppresses more than this share of
+                     the people (0 to 1; default none: any share, with a warning when nothing
+                     is published)
 -#}
 {% materialization k_anonymous, default %}
   {%- set k = config.get('k') -%}
   {%- set count_column = config.get('count_column', 'people') -%}
-  {%- do kanon._check_release_config(k, count_column) -%}
+  {%- set max_suppression = config.get('max_suppression') -%}
+  {%- do kanon._check_release_config(k, count_column, max_suppression) -%}
 
   {%- set existing_relation = load_cached_relation(this) -%}
   {%- set target_relation = this.incorporate(type='table') -%}
@@ -31,49 +44,53 @@
   {%- set backup_relation_type = 'table' if existing_relation is none else existing_relation.type -%}
   {%- set backup_relation = make_backup_relation(target_relation, backup_relation_type) -%}
   {%- set preexisting_backup_relation = load_cached_relation(backup_relation) -%}
+  {#- Temporary, with a time-stamped name: visible to this session only, gone with it, not
+      written to the warehouse's log, and never the name of a table kanon did not create. -#}
+  {%- set staging_relation = make_temp_relation(target_relation, '__kanon_staging') -%}
   {%- set grant_config = config.get('grants') -%}
 
   {%- set audit_cells = kanon._audit_relation('kanon_audit_cells') -%}
   {%- set audit_releases = kanon._audit_relation('kanon_audit_releases') -%}
-  {#- Temporary: visible to this session only, gone with it, and not written to the warehouse's log. -#}
-  {%- set staging_relation = api.Relation.create(identifier=this.identifier ~ '__kanon_staging', type='table') -%}
   {%- set release = {
       'invocation_id': invocation_id,
-      'released_at': run_started_at.strftime('%Y-%m-%d %H:%M:%S'),
       'report': model.name,
       'report_unique_id': model.unique_id,
       'k': k,
       'count_column': count_column,
-      'policy_fingerprint': kanon._sql_policy_fingerprint(sql, k),
+      'policy_fingerprint': kanon._sql_policy_fingerprint(sql, k, count_column, max_suppression),
   } -%}
 
+  -- drop dbt's own intermediate and backup relations if a crashed run left them
   {{ drop_relation_if_exists(preexisting_intermediate_relation) }}
   {{ drop_relation_if_exists(preexisting_backup_relation) }}
   {%- do kanon._ensure_audit_trail(audit_cells, audit_releases) -%}
+  {%- do kanon._warn_dependent_views(existing_relation) -%}
+  {%- do kanon._warn_grants_unsupported(grant_config) -%}
 
   {{ run_hooks(pre_hooks, inside_transaction=False) }}
   -- `BEGIN` happens here:
   {{ run_hooks(pre_hooks, inside_transaction=True) }}
-
   {%- do kanon._begin_release_transaction() -%}
+
+  -- 1. stage
   {% call statement('kanon_staging') -%}
-    drop table if exists {{ staging_relation }};
-    create temporary table {{ staging_relation }} as {{ sql }}
+    {{ kanon._create_staging_table_as(staging_relation, sql) }}
   {%- endcall %}
 
   {#- A release_counts model carries its audit (column _kanon_row); a hand-written one does not. -#}
-  {%- set staged_columns = run_query('select * from ' ~ staging_relation ~ ' where 1 = 0').column_names | list -%}
+  {%- set staged = adapter.get_columns_in_relation(staging_relation) -%}
+  {%- set staged_columns = staged | map(attribute='name') | list -%}
   {%- set long_form = '_kanon_row' in (staged_columns | map('lower') | list) -%}
-  {%- set published_columns = [] -%}
+  {%- set published_names = [] -%}
   {%- for name in staged_columns if not (name | lower).startswith('_kanon_') -%}
-    {%- do published_columns.append(adapter.quote(name)) -%}
+    {%- do published_names.append(name) -%}
   {%- endfor -%}
   {%- set published_filter = "where _kanon_row = 'release'" if long_form else '' -%}
 
-  {#- The gate: nothing below k is published. -#}
-  {%- set offending = kanon._count_below_k(staging_relation, count_column, k, published_filter, staged_columns) -%}
-  {%- if offending != 0 -%}
-    {%- set reason = offending ~ " row(s) have " ~ count_column ~ " below k=" ~ k ~ " or NULL" -%}
+  -- 2. check: nothing below k is published, and the release is one the config accepts
+  {%- set facts = kanon._release_facts(staging_relation, staged, count_column, k, long_form) -%}
+  {%- set reason = kanon._release_refusal(facts, max_suppression, count_column, k) -%}
+  {%- if reason -%}
     {% call statement('kanon_refused') -%}
       drop table {{ staging_relation }};
       {{ kanon._audit_insert_refused(audit_releases, release, reason) }}
@@ -83,29 +100,28 @@
         "kanon: refused to publish " ~ model.unique_id ~ ": " ~ reason
         ~ ". Nothing was published; the previous release of " ~ target_relation ~ " is unchanged.") }}
   {%- endif -%}
+  {%- do kanon._warn_release_facts(facts, staging_relation, long_form) -%}
 
-  {%- if long_form -%}
-    {%- do kanon._warn_missing_labels(staging_relation) -%}
-  {%- endif -%}
-
+  -- 3. build the new release and the cell decisions of the audit
   {% call statement('main') -%}
     {{ get_create_table_as_sql(False, intermediate_relation,
-        'select ' ~ (published_columns | join(', ')) ~ ' from ' ~ staging_relation ~ ' ' ~ published_filter) }}
+        'select ' ~ kanon._quote_list(published_names) ~ ' from ' ~ staging_relation ~ ' ' ~ published_filter) }}
   {%- endcall %}
+  {%- do kanon._audit_append(kanon._audit_insert_cells(audit_cells, audit_releases, staging_relation, release, long_form, count_column, published_names)) -%}
 
-  {%- do kanon._audit_append(kanon._audit_insert_release(
-      audit_cells, audit_releases, staging_relation, release, long_form, count_column, published_columns)) -%}
-  {% call statement('kanon_drop_staging') -%}
-    drop table {{ staging_relation }}
-  {%- endcall %}
-
+  -- 4. swap, drop the old release, index the new one
   {% if existing_relation is not none %}
     {% set existing_relation = load_cached_relation(existing_relation) %}
-    {% if existing_relation is not none %}
-      {{ adapter.rename_relation(existing_relation, backup_relation) }}
-    {% endif %}
   {% endif %}
-  {{ adapter.rename_relation(intermediate_relation, target_relation) }}
+  {%- do kanon._swap_release(existing_relation, backup_relation, intermediate_relation, target_relation) -%}
+  {#- On the swapped-in table, not before the rename as dbt's table does: DuckDB cannot rename a
+      table that has an index ("entries that depend on it"). Still inside the transaction. -#}
+  {% do create_indexes(target_relation) %}
+
+  -- 5. the release's summary row, post-hooks, grants, clean-up; then one commit
+  {% call statement('kanon_audit_release') -%}
+    {{ kanon._audit_insert_release(audit_releases, staging_relation, release, long_form, facts) }}
+  {%- endcall %}
 
   {{ run_hooks(post_hooks, inside_transaction=True) }}
 
@@ -113,10 +129,13 @@
   {% do apply_grants(target_relation, grant_config, should_revoke=should_revoke) %}
   {% do persist_docs(target_relation, model) %}
 
+  {% call statement('kanon_drop_staging') -%}
+    drop table {{ staging_relation }}
+  {%- endcall %}
+
   -- `COMMIT` happens here: the new release, its grants and its audit rows land together
   {{ adapter.commit() }}
 
-  {{ drop_relation_if_exists(backup_relation) }}
   {{ run_hooks(post_hooks, inside_transaction=False) }}
 
   {{ return({'relations': [target_relation]}) }}

@@ -17,6 +17,7 @@
       table. Every join of the engine is an equality that a hash join serves well.
 -#}
 {% macro release_planner_settings(local=false) %}
+  {%- do kanon._check_boolean(local, 'local', kanon._who('kanon.release_planner_settings')) -%}
   {{ return(adapter.dispatch('release_planner_settings', 'kanon')(local)) }}
 {% endmacro %}
 

@@ -1,34 +1,51 @@
 {#-
-  Execute-time checks of a release's inputs, in one query per hierarchy: a hierarchy whose
-  leaves repeat or that has no single root would silently duplicate or mislabel events, so it
+  Execute-time checks of a release's inputs, in one query per hierarchy: the same invariants as
+  the hierarchy tests (leaves listed once, one parent per label, a single root, no NULL or blank
+  label). A hierarchy breaking one would silently duplicate, mislabel or merge events, so it
   stops the release. Values missing from a hierarchy only warn, because the engine already sends
   them to the root; outside k_anonymous (whose release counts them itself) that takes one scan
-  of the events here.
+  of the events here, and so does the count of events with a NULL privacy unit (scan_null_unit).
 -#}
-{% macro _release_check_inputs(plan, warn_missing) %}
-  {%- set q = adapter.quote -%}
+{% macro _release_check_inputs(plan, warn_missing, scan_null_unit) %}
+  {%- set q = kanon._quote -%}
   {%- set string = dbt.type_string() -%}
   {%- set hierarchical = plan.dims | selectattr('hierarchy') | list -%}
   {%- for d in hierarchical -%}
+    {%- set levels = d.level_columns -%}
     {%- set check_sql -%}
       select
         (select count(*) from (
-            select {{ q(d.level_columns[0]) }} from {{ d.hierarchy }}
-            group by {{ q(d.level_columns[0]) }} having count(*) > 1) as _k_dup) as duplicate_leaves,
-        (select count(distinct {{ q(d.level_columns[-1]) }}) from {{ d.hierarchy }}) as roots,
+            select {{ q(levels[0]) }} from {{ d.hierarchy }}
+            group by {{ q(levels[0]) }} having count(*) > 1) as _k_dup) as duplicate_leaves,
+        (select count(distinct {{ q(levels[-1]) }}) from {{ d.hierarchy }}) as roots,
         (select count(*) from {{ d.hierarchy }} where
-          {%- for col in d.level_columns %}
-          {% if not loop.first %}or {% endif %}{{ q(col) }} is null
-          {%- endfor %}) as null_labels
+          {%- for col in levels %}
+          {% if not loop.first %}or {% endif %}{{ kanon.hierarchy_label_is_blank('cast(' ~ q(col) ~ ' as ' ~ string ~ ')') }}
+          {%- endfor %}) as blank_labels,
+        (select count(*) from (
+          {%- for col in levels[:-1] %}
+          {% if not loop.first %}union all {% endif %}select {{ q(col) }} as _k_child from {{ d.hierarchy }}
+          group by {{ q(col) }} having count(distinct {{ q(levels[loop.index]) }}) > 1
+          {%- endfor %}
+        ) as _k_two_parents) as two_parents
     {%- endset -%}
     {%- set row = run_query(check_sql).rows[0] -%}
-    {%- if row[0] > 0 or row[1] != 1 or row[2] > 0 -%}
+    {%- if row[0] > 0 or row[1] != 1 or row[2] > 0 or row[3] > 0 -%}
       {{ exceptions.raise_compiler_error(
-          "kanon.release_counts: hierarchy " ~ d.hierarchy ~ " for dimension '" ~ d.name ~ "' is not a valid hierarchy ("
+          plan.who ~ ": hierarchy " ~ d.hierarchy ~ " for dimension '" ~ d.name ~ "' is not a valid hierarchy ("
           ~ row[0] ~ " leaf value(s) listed more than once, " ~ row[1] ~ " distinct root(s) where exactly 1 is required, "
-          ~ row[2] ~ " row(s) with NULL labels). Run its kanon hierarchy tests (dbt test -s " ~ d.hierarchy.identifier ~ ").") }}
+          ~ row[2] ~ " row(s) with a NULL or blank label, " ~ row[3] ~ " label(s) with more than one parent). "
+          ~ "Run its kanon hierarchy tests (dbt test -s " ~ d.hierarchy.identifier ~ ").") }}
     {%- endif -%}
   {%- endfor -%}
+
+  {#- Events of nobody: left out of the release (null_unit='ignore', with a warning) or refusing it. -#}
+  {%- if scan_null_unit and not plan.count_rows -%}
+    {%- set nulls = run_query('select count(*) from ' ~ plan.relation ~ ' where ' ~ q(plan.privacy_unit) ~ ' is null').rows[0][0] | int -%}
+    {%- if nulls > 0 -%}
+      {%- do kanon._null_unit_found(plan.who, plan.null_unit, nulls, plan.privacy_unit) -%}
+    {%- endif -%}
+  {%- endif -%}
 
   {%- if warn_missing and hierarchical | length > 0 -%}
     {%- set missing_sql -%}
@@ -52,10 +69,21 @@
     {%- for d in hierarchical -%}
       {%- if row[loop.index0] > 0 -%}
         {%- do exceptions.warn(
-            "kanon.release_counts: " ~ row[loop.index0] ~ " distinct value(s) of '" ~ d.name ~ "' in " ~ plan.relation
+            plan.who ~ ": " ~ row[loop.index0] ~ " distinct value(s) of '" ~ d.name ~ "' in " ~ plan.relation
             ~ " are missing from hierarchy " ~ d.hierarchy ~ "; they are released only at its root. "
             ~ "Add them to the hierarchy seed (the kanon.hierarchy_covers test lists them).") -%}
       {%- endif -%}
     {%- endfor -%}
   {%- endif -%}
+{% endmacro %}
+
+{#- What a release does about events whose privacy unit is NULL: warns that they were left out
+    (null_unit='ignore') or refuses (null_unit='error'). Shared by the compile-time scan and the
+    k_anonymous materialization, which reads the count from the release's own statement. -#}
+{% macro _null_unit_found(who, null_unit, events, privacy_unit) %}
+  {%- set message = who ~ ": " ~ events ~ " event(s) have a NULL privacy unit ('" ~ privacy_unit ~ "')" -%}
+  {%- if null_unit == 'error' -%}
+    {{ exceptions.raise_compiler_error(message ~ "; null_unit='error' refuses the release. Give every event its person, or set null_unit='ignore' to leave them out.") }}
+  {%- endif -%}
+  {%- do exceptions.warn(message ~ ": they belong to nobody that can be counted and were left out of the release, measures included (null_unit='ignore'; 'error' refuses instead).") -%}
 {% endmacro %}

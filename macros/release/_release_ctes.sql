@@ -4,15 +4,19 @@
   looked up once per raw cell (not per event), and the events are read once more for the thin
   cells only, streamed straight into the first recount:
 
-  _k_events     every event: the privacy unit and each dimension's value as text (NULL as a
-                sentinel key, so that every join below is a plain equality). Inlined: scanning
-                the events again is cheaper than a copy of them
+  _k_events     every event of a person (a NULL privacy unit is nobody: left out, counted by
+                the release): the privacy unit and each dimension's value as text (NULL as a
+                sentinel key, so that every join below is a plain equality); with measures or a
+                dominance rule, the source columns too, listed by name. Inlined: scanning the
+                events again is cheaper than a copy of them
   _k_raw        the bare aggregate: distinct privacy units per combination of raw values
   _k_raw_cells  each raw combination with its label and level at every level the ladder uses. A
                 value missing from its hierarchy (or NULL) is labelled with the root, never with
                 itself; such cells may share a finest cell, so they are `merged` and recounted
                 (_k_merged_cells). When the data holds such values, their events are read once
-                more for that (_k_merged_events); when it holds none, the planners skip it
+                more for that (_k_merged_events); when it holds none, the planners skip it.
+                Under null_policy='suppress' a cell with a NULL is marked 2: recounted the same
+                way, never released, and recorded as SUPPRESS
   _k_cells_0    step 0: the finest cells with their people counts and their labels at every level
   _k_rest_S     the events of the cells of step S-1 that fell below k: step 1 joins the events to
                 the thin finest cells, step 2 to those still thin after step 1 (few, after a good
@@ -27,16 +31,20 @@
                 fate_json, a GENERALIZE fate carries its released row's labels and levels as
                 JSON, built once per released row
 
+  Every group count goes through _release_count_groups (distinct people, the measures, and with a
+  dominance rule whether a few people dominate the group), and every "is this group thin" through
+  _release_is_thin: a group is thin below k people or when dominated.
+
   Whether a CTE is materialized is said explicitly (engines guess differently): what is read
   several times and costly to recompute is materialized; cheap filters and joins are inlined.
 -#}
 {% macro _release_ctes(plan, with_released=true, with_fates=false, with_remainder=false, fate_json=false) %}
-  {%- set q = adapter.quote -%}
+  {%- set q = kanon._quote -%}
   {%- set string = dbt.type_string() -%}
   {%- set dims = plan.dims -%}
   {%- set steps = plan.steps -%}
   {%- set k = plan.k -%}
-  {%- set people = 'count(*)' if plan.count_rows else 'count(distinct _k_pu)' -%}
+  {%- set dom = plan.dominance is not none -%}
   {%- set null_key = kanon._null_key() -%}
   {%- set dim_range = range(dims | length) -%}
   {%- set materialized = kanon._cte_materialized(true) -%}
@@ -68,25 +76,29 @@
       as far as _k_rest_2 needs (-1: not at all) -#}
   {%- set thin_through = last if with_fates else (1 if last >= 2 or (last == 1 and with_remainder) else -1) -%}
   {#- what the events carry up the ladder: the privacy unit, and every column when measures need them -#}
-  {%- set event_columns = '_k_e.*' if plan.measures else '_k_e._k_pu' -%}
+  {%- set event_columns = '_k_e.*' if (plan.measures or dom) else '_k_e._k_pu' -%}
+  {#- what a group carries besides its keys and _k_n -#}
   {%- set measure_columns = [] -%}
   {%- for name in plan.measures -%}{%- do measure_columns.append('_k_m' ~ loop.index0) -%}{%- endfor -%}
+  {%- if dom -%}{%- do measure_columns.append('_k_dom') -%}{%- endif -%}
 
   _k_events as {{ kanon._cte_materialized(false) }} (
     select
       {%- if plan.measures %}
-      _k_src.*,
+      {%- for column in plan.source_columns %}
+      _k_src.{{ q(column) }},
+      {%- endfor %}
+      {%- endif %}
+      {%- if dom %}
+      cast({{ plan.dominance.value }} as {{ dbt.type_float() }}) as _k_dv,
       {%- endif %}
       {% if plan.count_rows %}cast(null as {{ string }}){% else %}_k_src.{{ q(plan.privacy_unit) }}{% endif %} as _k_pu
       {%- for d in dims %},
       coalesce(cast(_k_src.{{ q(d.column) }} as {{ string }}), {{ null_key }}) as _k_v{{ loop.index0 }}
       {%- endfor %}
     from {{ plan.relation }} as _k_src
-    {%- if plan.null_policy == 'suppress' %}
-    where
-      {%- for d in dims %}
-      {% if not loop.first %}and {% endif %}_k_src.{{ q(d.column) }} is not null
-      {%- endfor %}
+    {%- if not plan.count_rows %}
+    where _k_src.{{ q(plan.privacy_unit) }} is not null
     {%- endif %}
   ),
   {%- for d in dims if d.hierarchy is not none %}
@@ -112,14 +124,7 @@
       {%- endfor %}
   ),
   _k_raw as {{ materialized }} (
-    select
-      {{ raw_keys | join(', ') }},
-      {{ people }} as _k_n
-      {%- for name, expression in plan.measures.items() %},
-      {{ expression }} as _k_m{{ loop.index0 }}
-      {%- endfor %}
-    from _k_events
-    group by {{ raw_keys | join(', ') }}
+    {{ kanon._release_count_groups(plan, '_k_events', raw_keys) }}
   ),
   _k_raw_cells as {{ materialized }} (
     select
@@ -132,8 +137,11 @@
       case when {{ missing }} then {{ d.depth if d.hierarchy is not none else 1 }} else {{ level }} end as _k_lv{{ i }}_{{ level }}
       {%- endfor %}
       {%- endfor %},
-      {%- if dims | selectattr('hierarchy') | list | length > 0 %}
+      {%- if plan.null_policy == 'suppress' or dims | selectattr('hierarchy') | list | length > 0 %}
       case
+        {%- if plan.null_policy == 'suppress' %}
+        when {% for i in dim_range %}{% if not loop.first %} or {% endif %}_k_c._k_v{{ i }} = {{ null_key }}{% endfor %} then 2
+        {%- endif %}
         {%- for d in dims if d.hierarchy is not none %}
         when _k_h{{ dims.index(d) }}._k_leaf is null then 1
         {%- endfor %}
@@ -153,6 +161,7 @@
   _k_merged_events as {{ kanon._cte_materialized(false) }} (
     select
       {{ event_columns }},
+      _k_c._k_merged,
       {%- for column in step_keys[0] %}
       _k_c.{{ column }}{% if not loop.last %},{% endif %}
       {%- endfor %}
@@ -160,7 +169,7 @@
     inner join _k_raw_cells as _k_c
       on
       {{ kanon._release_keys_equal(raw_keys, '_k_e', '_k_c') }} and
-      _k_c._k_merged = 1
+      _k_c._k_merged >= 1
   ),
   {#- ... recounted as their finest cell (whose labels at every level follow from its level-0 key). -#}
   _k_merged_cells as {{ materialized }} (
@@ -168,39 +177,35 @@
       {%- for column in label_columns %}
       _k_l.{{ column }},
       {%- endfor %}
+      _k_g._k_merged,
       _k_g._k_n
       {%- for column in measure_columns %},
       _k_g.{{ column }}
       {%- endfor %}
     from (
-      select
-        {{ step_keys[0] | join(', ') }},
-        {{ people }} as _k_n
-        {%- for name, expression in plan.measures.items() %},
-        {{ expression }} as _k_m{{ loop.index0 }}
-        {%- endfor %}
-      from _k_merged_events
-      group by {{ step_keys[0] | join(', ') }}
+      {{ kanon._release_count_groups(plan, '_k_merged_events', ['_k_merged'] + step_keys[0]) }}
     ) as _k_g
     inner join (
-      select distinct {{ label_columns | join(', ') }}
+      select distinct _k_merged, {{ label_columns | join(', ') }}
       from _k_raw_cells
-      where _k_merged = 1
+      where _k_merged >= 1
     ) as _k_l
       on
-      {{ kanon._release_keys_equal(step_keys[0], '_k_g', '_k_l') }}
+      {{ kanon._release_keys_equal(['_k_merged'] + step_keys[0], '_k_g', '_k_l') }}
   ),
+  {#- the raw cells that are finest cells as they are, and the recounted merged ones -#}
   _k_cells_0 as {{ kanon._cte_materialized(false) }} (
+    {%- for source, merged in [('_k_raw_cells', 0), ('_k_merged_cells', 1)] %}
+    {% if not loop.first %}union all{% endif %}
     select
       {{ label_columns | join(', ') }},
       _k_n
       {%- for column in measure_columns %},
       {{ column }}
       {%- endfor %}
-    from _k_raw_cells
-    where _k_merged = 0
-    union all
-    select * from _k_merged_cells
+    from {{ source }}
+    where _k_merged = {{ merged }}
+    {%- endfor %}
   ),
   {%- if last > 0 or with_remainder %}
   {#- The raw cells of the thin finest cells, with their step-1 key (a thin raw cell that was not
@@ -214,12 +219,12 @@
       {%- endfor %}
     from _k_raw_cells as _k_r
     where
-      (_k_r._k_n < {{ k }} and _k_r._k_merged = 0)
+      ({{ kanon._release_is_thin(plan, '_k_r') }} and _k_r._k_merged = 0)
       or (_k_r._k_merged = 1 and exists (
         select 1 from _k_merged_cells as _k_m
         where
-        {{ kanon._release_keys_equal(step_keys[0], '_k_m', '_k_r') }} and
-          _k_m._k_n < {{ k }}
+        {{ kanon._release_keys_equal(['_k_merged'] + step_keys[0], '_k_m', '_k_r') }} and
+          {{ kanon._release_is_thin(plan, '_k_m') }}
       ))
   ),
   {#- Their events: the one extra pass over the events, streamed into step 1's recount. -#}
@@ -241,7 +246,7 @@
   _k_thin_0 as {{ kanon._cte_materialized(false) }} (
     select {{ label_columns | join(', ') }}, _k_n
     from _k_cells_0
-    where _k_n < {{ k }}
+    where {{ kanon._release_is_thin(plan) }}
   ),
   {%- endif %}
   {%- for levels in steps[1:] %}
@@ -251,18 +256,11 @@
     {%- if fate_json %}
     select
       _k_g.*,
-      case when _k_g._k_n >= {{ k }} then {{ kanon._json_object(kanon._release_label_pairs(plan, '_k_l', true, levels)) }} end as _k_json_labels,
-      case when _k_g._k_n >= {{ k }} then {{ kanon._json_object(kanon._release_label_pairs(plan, '_k_lv', false, levels)) }} end as _k_json_levels
+      case when not {{ kanon._release_is_thin(plan, '_k_g') }} then {{ kanon._json_object(kanon._release_label_pairs(plan, '_k_l', true, levels)) }} end as _k_json_labels,
+      case when not {{ kanon._release_is_thin(plan, '_k_g') }} then {{ kanon._json_object(kanon._release_label_pairs(plan, '_k_lv', false, levels)) }} end as _k_json_levels
     from (
     {%- endif %}
-    select
-      {{ keys | join(', ') }},
-      {{ people }} as _k_n
-      {%- for name, expression in plan.measures.items() %},
-      {{ expression }} as _k_m{{ loop.index0 }}
-      {%- endfor %}
-    from _k_rest_{{ s }}
-    group by {{ keys | join(', ') }}
+    {{ kanon._release_count_groups(plan, '_k_rest_' ~ s, keys) }}
     {%- if fate_json %}
     ) as _k_g
     {%- endif %}
@@ -275,6 +273,9 @@
       {%- endfor %}
       _k_f._k_n,
       _k_c._k_n as _k_n_at
+      {%- if dom %},
+      _k_c._k_dom as _k_dom_at
+      {%- endif %}
       {%- if fate_json %},
       _k_c._k_json_labels,
       _k_c._k_json_levels
@@ -287,7 +288,7 @@
   _k_thin_{{ s }} as {{ materialized }} (
     select {{ label_columns | join(', ') }}, _k_n
     from _k_fate_{{ s }}
-    where _k_n_at < {{ k }}
+    where {{ kanon._release_is_thin(plan, none, '_k_n_at', '_k_dom_at') }}
   ),
   {%- endif %}
   {%- if s < last or with_remainder %}
@@ -300,7 +301,7 @@
       _k_r.{{ column }}{% if not loop.last %},{% endif %}
       {%- endfor %}
     from _k_raw_cells as _k_r
-    where exists (
+    where _k_r._k_merged < 2 and exists (
       select 1 from _k_thin_1 as _k_t
       where
       {{ kanon._release_keys_equal(step_keys[0], '_k_t', '_k_r') }}
@@ -326,7 +327,7 @@
     inner join _k_cells_{{ s }} as _k_thin
       on
       {{ kanon._release_keys_equal(keys, '_k_src', '_k_thin') }} and
-      _k_thin._k_n < {{ k }}
+      {{ kanon._release_is_thin(plan, '_k_thin') }}
     {%- endif %}
   ),
   {%- endif %}
@@ -347,7 +348,7 @@
       {{ column }}
       {%- endfor %}
     from _k_cells_{{ s }}
-    where _k_n >= {{ k }}
+    where not {{ kanon._release_is_thin(plan) }}
     {%- endfor %}
   ){% if with_fates %},{% endif %}
   {%- endif %}
@@ -358,7 +359,7 @@
     {% if not loop.first %}union all{% endif %}
     select
       {%- for i in dim_range %}
-      _k_l{{ i }}_0 as _k_orig{{ i }},
+      {{ kanon._release_original_label(i) }} as _k_orig{{ i }},
       {%- endfor %}
       _k_n as _k_n_orig,
       {{ s }} as _k_step,
@@ -373,12 +374,13 @@
       {{ 'null' if s == 0 else '_k_json_levels' }} as _k_released_levels_json
       {%- endif %}
     from {{ '_k_cells_0' if s == 0 else '_k_fate_' ~ s }}
-    where {{ '_k_n' if s == 0 else '_k_n_at' }} >= {{ k }}
+    where not {{ kanon._release_is_thin(plan) if s == 0 else kanon._release_is_thin(plan, none, '_k_n_at', '_k_dom_at') }}
     {%- endfor %}
+    {%- for source in ['_k_thin_' ~ last] + (['_k_merged_cells'] if plan.null_policy == 'suppress' else []) %}
     union all
     select
       {%- for i in dim_range %}
-      _k_l{{ i }}_0 as _k_orig{{ i }},
+      {{ kanon._release_original_label(i) }} as _k_orig{{ i }},
       {%- endfor %}
       _k_n as _k_n_orig,
       null as _k_step,
@@ -392,7 +394,12 @@
       null as _k_released_json,
       null as _k_released_levels_json
       {%- endif %}
-    from _k_thin_{{ last }}
+    from {{ source }}
+    {%- if source == '_k_merged_cells' %}
+    {#- suppressed up front (null_policy='suppress'): a NULL in one of its dimensions #}
+    where _k_merged = 2
+    {%- endif %}
+    {%- endfor %}
   )
   {%- endif %}
 {%- endmacro %}
@@ -432,4 +439,81 @@
 
 {% macro default___cte_materialized(materialized) -%}
   {{ return('materialized' if materialized else 'not materialized') }}
+{%- endmacro %}
+
+{#- One group count of the engine: `source` grouped by `keys`, with its people (or rows) as _k_n,
+    the measures as _k_m<i>, and with a dominance rule _k_dom (1 when the group's largest
+    contributors dominate it, see _release_dominance): per-person sums of the dominance value,
+    ranked within the group, in a second aggregate joined on the keys. -#}
+{% macro _release_count_groups(plan, source, keys) %}
+  {%- set people = 'count(*)' if plan.count_rows else 'count(distinct _k_pu)' -%}
+  {%- set dom = plan.dominance -%}
+    select
+      {%- if dom %}
+      _k_a.*,
+      _k_d._k_dom
+    from (
+    select
+    {%- endif %}
+      {{ keys | join(', ') }},
+      {{ people }} as _k_n
+      {%- for name, expression in plan.measures.items() %},
+      {{ expression }} as _k_m{{ loop.index0 }}
+      {%- endfor %}
+    from {{ source }}
+    group by {{ keys | join(', ') }}
+    {%- if dom %}
+    ) as _k_a
+    inner join (
+      select
+        {{ keys | join(', ') }},
+        case when
+          {#- percentages multiplied out, not divided: exact for whole-number contributions #}
+          {%- if dom.rule == 'nk' %}
+          100 * {{ '_k_top1' if dom.n == 1 else '_k_top2' }} > {{ dom.k }} * _k_total
+          {%- else %}
+          100 * (_k_total - _k_top2) < {{ dom.p }} * _k_top1
+          {%- endif %}
+        then 1 else 0 end as _k_dom
+      from (
+        select
+          {{ keys | join(', ') }},
+          sum(_k_x) as _k_total,
+          max(_k_x) as _k_top1,
+          sum(case when _k_rank <= 2 then _k_x else 0 end) as _k_top2
+        from (
+          select
+            {{ keys | join(', ') }},
+            _k_x,
+            row_number() over (partition by {{ keys | join(', ') }} order by _k_x desc) as _k_rank
+          from (
+            select {{ keys | join(', ') }}, _k_pu, coalesce(sum(_k_dv), 0) as _k_x
+            from {{ source }}
+            group by {{ keys | join(', ') }}, _k_pu
+          ) as _k_person
+        ) as _k_ranked
+        group by {{ keys | join(', ') }}
+      ) as _k_shares
+    ) as _k_d
+      on
+      {{ kanon._release_keys_equal(keys, '_k_a', '_k_d') }}
+    {%- endif %}
+{%- endmacro %}
+
+{#- Whether a group is thin (not releasable): fewer than k people, or dominated under a
+    dominance rule. `alias` qualifies the columns; `n` and `dom` name them. -#}
+{% macro _release_is_thin(plan, alias=none, n='_k_n', dom='_k_dom') -%}
+  {%- set prefix = (alias ~ '.') if alias else '' -%}
+  {%- if plan.dominance is not none -%}
+    ({{ prefix ~ n }} < {{ plan.k }} or {{ prefix ~ dom }} = 1)
+  {%- else -%}
+    {{ prefix ~ n }} < {{ plan.k }}
+  {%- endif -%}
+{%- endmacro %}
+
+{#- A finest cell's own label of dimension i for the audit: its level-0 label, or NULL when the
+    value was NULL or missing from the hierarchy (released at the root, so never confused with a
+    real value spelled like the root). -#}
+{% macro _release_original_label(i) -%}
+  case when _k_lv{{ i }}_0 = 0 then _k_l{{ i }}_0 end
 {%- endmacro %}

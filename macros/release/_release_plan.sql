@@ -1,29 +1,27 @@
 {#-
-  Validates the arguments of release_counts (and the audit that shares them) and resolves them
-  into a plan: the dimensions with their real column names, hierarchy depths and the ladder as a
-  list of absolute level vectors whose first step is all zeros (the PASS step).
+  Validates the arguments of release_counts / release_decisions and resolves them into a plan:
+  the dimensions with their real column names, hierarchy depths and the ladder as a list of
+  absolute level vectors whose first step is all zeros (the PASS step).
 
   Argument checks that need no warehouse run at parse time too; checks that read column lists
-  (missing columns, ladder levels deeper than a hierarchy) run at execute time.
+  (missing or ambiguous columns, ladder levels deeper than a hierarchy) run at execute time.
+  Every error names the macro the user called (`who`), the model and the argument.
 -#}
-{% macro _release_plan(relation, privacy_unit, dimensions, hierarchies, k, ladder, measures, count_column, count_rows, null_policy) %}
-  {%- set who = 'kanon.release_counts' -%}
-
+{% macro _release_plan(who, relation, privacy_unit, dimensions, hierarchies, k, ladder, measures, count_column, count_rows, null_policy, remainder=false, null_unit='ignore', dominance=none) %}
   {%- do kanon._check_k(k, who) -%}
+  {%- do kanon._check_boolean(count_rows, 'count_rows', who) -%}
+  {%- do kanon._check_boolean(remainder, 'remainder', who) -%}
+  {%- do kanon._check_enum(null_policy, 'null_policy', ['root', 'suppress'], who) -%}
+  {%- do kanon._check_enum(null_unit, 'null_unit', ['ignore', 'error'], who) -%}
 
   {#- dimensions: a non-empty list of distinct column names -#}
   {%- if dimensions is string or dimensions is mapping or dimensions is not iterable or dimensions | length == 0 -%}
     {{ exceptions.raise_compiler_error(who ~ ": dimensions must be a non-empty list of column names") }}
   {%- endif -%}
-  {%- set lowered = [] -%}
   {%- for d in dimensions -%}
     {%- if d is not string or d | trim == '' -%}
       {{ exceptions.raise_compiler_error(who ~ ": every dimension must be a column name, got " ~ (d | string)) }}
     {%- endif -%}
-    {%- if d | lower in lowered -%}
-      {{ exceptions.raise_compiler_error(who ~ ": dimension '" ~ d ~ "' is listed twice") }}
-    {%- endif -%}
-    {%- do lowered.append(d | lower) -%}
   {%- endfor -%}
 
   {%- set hierarchies = hierarchies if hierarchies is not none else {} -%}
@@ -31,16 +29,16 @@
     {{ exceptions.raise_compiler_error(who ~ ": hierarchies must be a mapping {dimension: relation}") }}
   {%- endif -%}
   {%- for name in hierarchies -%}
-    {%- if name | lower not in lowered -%}
-      {{ exceptions.raise_compiler_error(who ~ ": hierarchy given for '" ~ name ~ "', which is not one of the dimensions " ~ (dimensions | join(', '))) }}
+    {%- if name not in dimensions -%}
+      {{ exceptions.raise_compiler_error(who ~ ": hierarchy given for '" ~ name ~ "', which is not one of the dimensions " ~ (dimensions | join(', ')) ~ " (names must be spelled as in dimensions)") }}
     {%- endif -%}
   {%- endfor -%}
 
-  {%- if not count_rows and (privacy_unit is not string or privacy_unit | trim == '') -%}
-    {{ exceptions.raise_compiler_error(who ~ ": privacy_unit (the column identifying a person) is required; counting rows instead needs count_rows=true") }}
+  {%- if privacy_unit is not none and (privacy_unit is not string or privacy_unit | trim == '') -%}
+    {{ exceptions.raise_compiler_error(who ~ ": privacy_unit must be a column name, got " ~ (privacy_unit | string)) }}
   {%- endif -%}
-  {%- if null_policy not in ['root', 'suppress'] -%}
-    {{ exceptions.raise_compiler_error(who ~ ": null_policy must be 'root' or 'suppress', got " ~ (null_policy | string)) }}
+  {%- if not count_rows and privacy_unit is none -%}
+    {{ exceptions.raise_compiler_error(who ~ ": privacy_unit (the column identifying a person) is required; counting rows instead needs count_rows=true") }}
   {%- endif -%}
   {%- if count_column is not string or count_column | trim == '' -%}
     {{ exceptions.raise_compiler_error(who ~ ": count_column must be a column name") }}
@@ -49,68 +47,175 @@
   {%- if measures is not mapping -%}
     {{ exceptions.raise_compiler_error(who ~ ": measures must be a mapping {column name: aggregate SQL expression}") }}
   {%- endif -%}
-  {%- set taken = [count_column | lower] -%}
-  {%- for d in dimensions -%}{%- do taken.extend([d | lower, (d ~ '_level') | lower]) -%}{%- endfor -%}
-  {%- for m in measures -%}
-    {%- if m | lower in taken -%}
-      {{ exceptions.raise_compiler_error(who ~ ": measure name '" ~ m ~ "' clashes with another released column") }}
+  {%- for name, expression in measures.items() -%}
+    {%- if name is not string or name | trim == '' or expression is not string or expression | trim == '' -%}
+      {{ exceptions.raise_compiler_error(who ~ ": measure " ~ (name | string) ~ " must be a name with an aggregate SQL expression, got " ~ (expression | string)) }}
     {%- endif -%}
-    {%- do taken.append(m | lower) -%}
+    {#- A measure over the privacy unit (string_agg of the ids, min(id), count(distinct id) ...)
+        publishes or narrows down who is in a row: refused, naming the measure. -#}
+    {%- if privacy_unit is string and kanon._sql_mentions(expression, privacy_unit) -%}
+      {{ exceptions.raise_compiler_error(who ~ ": measure '" ~ name ~ "' references the privacy unit column '" ~ privacy_unit
+          ~ "'; a measure may not read the column identifying people (the count column already counts them)") }}
+    {%- endif -%}
+  {%- endfor -%}
+
+  {#- The released columns: <dimension>, <dimension>_level, the count, the measures. Two that
+      are equal up to letter case would clash (DuckDB) or confuse readers (Postgres); a name
+      starting with _kanon_ would be taken by the materialization for one of its own. -#}
+  {%- set outputs = [] -%}
+  {%- for d in dimensions -%}{%- do outputs.extend([('dimension', d), ('level column of dimension ' ~ d, d ~ '_level')]) -%}{%- endfor -%}
+  {%- do outputs.append(('count_column', count_column)) -%}
+  {%- for m in measures -%}{%- do outputs.append(('measure', m)) -%}{%- endfor -%}
+  {%- set seen = {} -%}
+  {%- for role, name in outputs -%}
+    {%- if (name | lower).startswith('_kanon_') -%}
+      {{ exceptions.raise_compiler_error(who ~ ": " ~ role ~ " '" ~ name ~ "' starts with _kanon_, which kanon reserves for its own columns; rename it") }}
+    {%- endif -%}
+    {%- if name | lower in seen -%}
+      {{ exceptions.raise_compiler_error(who ~ ": released column '" ~ name ~ "' (" ~ role ~ ") clashes with '" ~ seen[name | lower][1] ~ "' ("
+          ~ seen[name | lower][0] ~ "); released columns are each dimension, <dimension>_level, the count column and the measures: rename one") }}
+    {%- endif -%}
+    {%- do seen.update({name | lower: (role, name)}) -%}
   {%- endfor -%}
 
   {#- Execute-time checks: real column names and hierarchy depths. -#}
-  {%- set source_columns = {} -%}
+  {%- set source = namespace(columns=[], floats=[]) -%}
   {%- if execute -%}
-    {%- set float_columns = [] -%}
     {%- for col in adapter.get_columns_in_relation(relation) -%}
-      {%- do source_columns.update({col.name | lower: col.name}) -%}
-      {%- if col.is_float() -%}{%- do float_columns.append(col.name | lower) -%}{%- endif -%}
+      {%- do source.columns.append(col.name) -%}
+      {%- if col.is_float() -%}{%- do source.floats.append(col.name) -%}{%- endif -%}
     {%- endfor -%}
-    {%- if source_columns | length == 0 -%}
+    {%- if source.columns | length == 0 -%}
       {{ exceptions.raise_compiler_error(who ~ ": relation " ~ relation ~ " has no columns or does not exist") }}
     {%- endif -%}
-    {%- if not count_rows and privacy_unit | lower not in source_columns -%}
-      {{ exceptions.raise_compiler_error(who ~ ": privacy_unit column '" ~ privacy_unit ~ "' is not a column of " ~ relation) }}
+    {#- Measures read event columns, so the events carry every source column, listed by name:
+        one named like the engine's own (_k_...) cannot be carried. -#}
+    {%- if measures | length > 0 -%}
+      {%- for name in source.columns if (name | lower).startswith('_k_') -%}
+        {{ exceptions.raise_compiler_error(who ~ ": column '" ~ name ~ "' of " ~ relation ~ " starts with _k_, which kanon's engine reserves for its own columns; "
+            ~ "rename it in a view (or drop it) before releasing with measures") }}
+      {%- endfor -%}
     {%- endif -%}
   {%- endif -%}
+  {%- set resolved_unit = kanon._resolve_column(privacy_unit, source.columns, 'privacy_unit', relation, who) if privacy_unit is string else none -%}
 
   {%- set dims = [] -%}
   {%- for d in dimensions -%}
-    {%- if execute and d | lower not in source_columns -%}
-      {{ exceptions.raise_compiler_error(who ~ ": dimension column '" ~ d ~ "' is not a column of " ~ relation) }}
+    {%- set column = kanon._resolve_column(d, source.columns, 'dimension', relation, who) -%}
+    {%- if column in (dims | map(attribute='column') | list) -%}
+      {{ exceptions.raise_compiler_error(who ~ ": dimension '" ~ d ~ "' is listed twice (as column " ~ column ~ ")") }}
+    {%- endif -%}
+    {%- if resolved_unit is not none and column == resolved_unit -%}
+      {{ exceptions.raise_compiler_error(who ~ ": dimension '" ~ d ~ "' is the privacy unit; breaking down by it would publish one row per person") }}
     {%- endif -%}
     {#- Labels are compared as text, and warehouses write floats as text differently (2.0 / 2). -#}
-    {%- if execute and d | lower in float_columns -%}
+    {%- if column in source.floats -%}
       {{ exceptions.raise_compiler_error(who ~ ": dimension column '" ~ d ~ "' is a floating-point column; "
           ~ "cast it to text, an integer or a fixed-point decimal first so every warehouse labels it alike") }}
     {%- endif -%}
-    {%- set ns = namespace(hierarchy=none, levels=[]) -%}
-    {%- for name, rel in hierarchies.items() if name | lower == d | lower -%}
-      {%- set ns.hierarchy = rel -%}
-    {%- endfor -%}
-    {%- if ns.hierarchy is not none and execute -%}
-      {%- set ns.levels = kanon._hierarchy_level_columns(ns.hierarchy) -%}
+    {%- set ns = namespace(levels=[]) -%}
+    {%- set hierarchy = hierarchies.get(d) -%}
+    {%- if hierarchy is not none and execute -%}
+      {%- set ns.levels = kanon._hierarchy_level_columns(hierarchy) -%}
     {%- endif -%}
     {%- do dims.append({
         'name': d,
-        'column': source_columns.get(d | lower, d),
-        'hierarchy': ns.hierarchy,
+        'column': column,
+        'hierarchy': hierarchy,
         'level_columns': ns.levels,
-        'depth': (ns.levels | length - 1) if ns.hierarchy is not none else 0
+        'depth': (ns.levels | length - 1) if hierarchy is not none else 0
     }) -%}
   {%- endfor -%}
 
   {%- set steps = kanon._release_ladder(dims, ladder, who) -%}
 
   {{ return({
+      'who': who,
       'relation': relation,
-      'privacy_unit': source_columns.get(privacy_unit | lower, privacy_unit) if privacy_unit is string else none,
+      'privacy_unit': resolved_unit,
+      'source_columns': source.columns,
       'dims': dims,
       'steps': steps,
       'k': k,
       'measures': measures,
       'count_column': count_column,
       'count_rows': count_rows,
-      'null_policy': null_policy
+      'null_policy': null_policy,
+      'null_unit': null_unit,
+      'remainder': remainder,
+      'dominance': kanon._release_dominance(dominance, count_rows, privacy_unit, who),
   }) }}
+{% endmacro %}
+
+{#- A column of `relation` as the warehouse resolves the name: the exact spelling first, else
+    the one column equal up to letter case. Two columns equal up to case (Postgres "pid" and
+    "PID") with neither spelled exactly as given are ambiguous and refused, never guessed. At
+    parse time (no columns known) the name is returned as given. -#}
+{% macro _resolve_column(name, columns, argument, relation, who) %}
+  {%- if not execute or columns | length == 0 -%}{{ return(name) }}{%- endif -%}
+  {%- if name in columns -%}{{ return(name) }}{%- endif -%}
+  {%- set matches = [] -%}
+  {%- for column in columns if column | lower == name | lower -%}{%- do matches.append(column) -%}{%- endfor -%}
+  {%- if matches | length == 0 -%}
+    {{ exceptions.raise_compiler_error(who ~ ": " ~ argument ~ " column '" ~ name ~ "' is not a column of " ~ relation) }}
+  {%- endif -%}
+  {%- if matches | length > 1 -%}
+    {{ exceptions.raise_compiler_error(who ~ ": " ~ argument ~ " column '" ~ name ~ "' is ambiguous in " ~ relation ~ ": it matches "
+        ~ (matches | join(', ')) ~ " up to letter case; spell it exactly as one of them") }}
+  {%- endif -%}
+  {{ return(matches[0]) }}
+{% endmacro %}
+
+{#- Whether a SQL expression mentions a column name as an identifier (bare or quoted, any case). -#}
+{% macro _sql_mentions(expression, name) %}
+  {%- set pattern = '(?<![A-Za-z0-9_$])"?' ~ modules.re.escape(name | replace('"', '""')) ~ '"?(?![A-Za-z0-9_$])' -%}
+  {{ return(modules.re.search(pattern, expression, modules.re.IGNORECASE) is not none) }}
+{% endmacro %}
+
+{#- The dominance rule of a release, checked and normalized (none when not asked for). A row is
+    sensitive, and treated as thin, when a few people make up most of a sum-like measure:
+      {'rule': 'nk', 'value': '<SQL per event>', 'n': 1 or 2, 'k': percent}
+          (n, k)-dominance: the n largest contributors hold more than k % of the row's total;
+      {'rule': 'p_percent', 'value': '<SQL per event>', 'p': percent}
+          p % rule: the total less the two largest contributions is below p % of the largest, so
+          the second largest contributor could estimate the largest to within p %.
+    A contributor is a person (privacy unit); their contribution is the sum of `value` over their
+    events in the row. Values are expected to be >= 0, as for counts and amounts. -#}
+{% macro _release_dominance(dominance, count_rows, privacy_unit, who) %}
+  {%- if dominance is none -%}{{ return(none) }}{%- endif -%}
+  {%- if dominance is not mapping -%}
+    {{ exceptions.raise_compiler_error(who ~ ": dominance must be a mapping such as {'rule': 'nk', 'value': 'amount', 'n': 2, 'k': 85}, got " ~ (dominance | string)) }}
+  {%- endif -%}
+  {%- if privacy_unit is none or count_rows -%}
+    {{ exceptions.raise_compiler_error(who ~ ": dominance needs a privacy_unit and count_rows=false: its contributors are people") }}
+  {%- endif -%}
+  {%- set rule = kanon._check_enum(dominance.get('rule'), "dominance's rule", ['nk', 'p_percent'], who) -%}
+  {%- set value = dominance.get('value') -%}
+  {%- if value is not string or value | trim == '' -%}
+    {{ exceptions.raise_compiler_error(who ~ ": dominance's value must be a SQL expression per event (for example 'amount', or '1' for a count of events), got " ~ (value | string)) }}
+  {%- endif -%}
+  {%- if kanon._sql_mentions(value, privacy_unit) -%}
+    {{ exceptions.raise_compiler_error(who ~ ": dominance's value references the privacy unit column '" ~ privacy_unit ~ "'") }}
+  {%- endif -%}
+  {%- set allowed = ['rule', 'value', 'n', 'k'] if rule == 'nk' else ['rule', 'value', 'p'] -%}
+  {%- for key in dominance if key not in allowed -%}
+    {{ exceptions.raise_compiler_error(who ~ ": dominance with rule '" ~ rule ~ "' takes " ~ (allowed | join(', ')) ~ ", not '" ~ key ~ "'") }}
+  {%- endfor -%}
+  {%- if rule == 'nk' -%}
+    {%- set n = kanon._check_whole_number(dominance.get('n'), "dominance's n", who, 1) -%}
+    {%- if n > 2 -%}
+      {{ exceptions.raise_compiler_error(who ~ ": dominance's n must be 1 or 2, got " ~ n) }}
+    {%- endif -%}
+    {%- set threshold = dominance.get('k') -%}
+    {%- if threshold is boolean or threshold is not number or threshold <= 0 or threshold >= 100 -%}
+      {{ exceptions.raise_compiler_error(who ~ ": dominance's k must be a percentage between 0 and 100 (85 for 85 %), got " ~ (threshold | string)) }}
+    {%- endif -%}
+    {{ return({'rule': rule, 'value': value, 'n': n, 'k': threshold}) }}
+  {%- else -%}
+    {%- set p = dominance.get('p') -%}
+    {%- if p is boolean or p is not number or p <= 0 or p >= 100 -%}
+      {{ exceptions.raise_compiler_error(who ~ ": dominance's p must be a percentage between 0 and 100 (10 for 10 %), got " ~ (p | string)) }}
+    {%- endif -%}
+    {{ return({'rule': rule, 'value': value, 'p': p}) }}
+  {%- endif -%}
 {% endmacro %}

@@ -23,14 +23,16 @@
     count_rows=false,
     null_policy='root',
     remainder=false,
-    warn_missing=true
+    warn_missing=true,
+    null_unit='ignore',
+    dominance=none
 ) -%}
   {{ return(adapter.dispatch('release_counts', 'kanon')(
       relation, privacy_unit, dimensions, hierarchies, k, ladder, measures,
-      count_column, count_rows, null_policy, remainder, warn_missing)) }}
+      count_column, count_rows, null_policy, remainder, warn_missing, null_unit, dominance)) }}
 {%- endmacro %}
 
-{% macro default__release_counts(relation, privacy_unit, dimensions, hierarchies, k, ladder, measures, count_column, count_rows, null_policy, remainder, warn_missing) -%}
+{% macro default__release_counts(relation, privacy_unit, dimensions, hierarchies, k, ladder, measures, count_column, count_rows, null_policy, remainder, warn_missing, null_unit, dominance) -%}
   {#- At parse time dbt only records refs and configs (config.get is a stub then); every
       argument is checked when the model compiles, before anything runs. The audit trail is a
       dependency so that `dbt build` creates it before the first release. -#}
@@ -39,19 +41,22 @@
     {%- do ref('kanon', 'kanon_audit_releases') -%}
     {{ return('select 1 as _kanon_parse_placeholder') }}
   {%- endif -%}
+  {%- set who = kanon._who('kanon.release_counts') -%}
+  {%- do kanon._check_boolean(warn_missing, 'warn_missing', who) -%}
   {%- set audit = config.get('materialized') == 'k_anonymous' -%}
-  {%- set k, count_column = kanon._release_config_defaults(k, count_column, audit) -%}
-  {%- set plan = kanon._release_plan(relation, privacy_unit, dimensions, hierarchies, k, ladder,
-      measures, count_column, count_rows, null_policy) -%}
-  {#- Under k_anonymous the values missing from a hierarchy are counted by the release itself
-      (rows 'missing' of the long form), not by a second scan of the events. -#}
-  {%- do kanon._release_check_inputs(plan, warn_missing and not audit) -%}
-  {%- set q = adapter.quote -%}
+  {%- set k, count_column = kanon._release_config_defaults(k, count_column, audit, who) -%}
+  {%- set plan = kanon._release_plan(who, relation, privacy_unit, dimensions, hierarchies, k, ladder,
+      measures, count_column, count_rows, null_policy, remainder, null_unit, dominance) -%}
+  {#- Under k_anonymous the values missing from a hierarchy and the events without a person are
+      counted by the release itself (rows 'missing' and 'null_unit' of the long form), in its
+      transaction, not by a second scan of the events here. -#}
+  {%- do kanon._release_check_inputs(plan, warn_missing and not audit, not audit) -%}
+  {%- set q = kanon._quote -%}
   {%- set string = dbt.type_string() -%}
   {%- set people = 'count(*)' if plan.count_rows else 'count(distinct _k_pu)' -%}
   {%- set last = plan.steps | length -%}
 {%- if audit %}
-/* kanon_policy_fingerprint: {{ kanon._policy_fingerprint(plan) }} */
+/* kanon_policy_fingerprint: {{ kanon._policy_fingerprint(plan, config.get('max_suppression')) }} */
 {%- endif %}
 with
 {{ kanon._release_ctes(plan, with_fates=audit, with_remainder=(remainder or audit), fate_json=audit) }}
@@ -71,7 +76,8 @@ select
 from _k_released
 {%- if remainder %}
 union all
-{# One row for everything the ladder suppressed, released only when it too reaches k. #}
+{# One row for everything the ladder suppressed, released only when it too is not thin (at
+   least k people, and not dominated): one group of the engine, keyed by a constant. #}
 select
   {%- if audit %}
   'release' as _kanon_row,
@@ -80,13 +86,15 @@ select
   cast(null as {{ string }}) as {{ q(d.column) }},
   cast(null as {{ dbt.type_int() }}) as {{ q(d.column ~ '_level') }},
   {%- endfor %}
-  {{ people }} as {{ q(plan.count_column) }}
-  {%- for name, expression in plan.measures.items() %},
-  {{ expression }} as {{ q(name) }}
+  _k_n as {{ q(plan.count_column) }}
+  {%- for name in plan.measures %},
+  _k_m{{ loop.index0 }} as {{ q(name) }}
   {%- endfor %}
   {{- kanon._release_audit_columns(none) if audit }}
-from _k_rest_{{ last }}
-having {{ people }} >= {{ plan.k }}
+from (
+  {{ kanon._release_count_groups(plan, '(select 1 as _k_all, _k_r.* from _k_rest_' ~ last ~ ' as _k_r) as _k_rest', ['_k_all']) }}
+) as _k_remainder
+where not {{ kanon._release_is_thin(plan) }}
 {%- endif %}
 {%- if audit %}
 union all
@@ -110,12 +118,37 @@ from (
   from _k_fates
 ) as _k_fates
 union all
-{# ... and how many distinct people the suppressed events belong to. #}
+{# ... and how many distinct people the suppressed events belong to (the ladder's, and under
+   null_policy='suppress' those with a NULL dimension) ... #}
 select
   'suppressed' as _kanon_row,
   {{- kanon._release_null_columns(plan) }}
   {{- kanon._release_audit_columns({'people': people}) }}
-from _k_rest_{{ last }}
+from (
+  select _k_pu from _k_rest_{{ last }}
+  {%- if plan.null_policy == 'suppress' %}
+  union all
+  select _k_pu from _k_merged_events where _k_merged = 2
+  {%- endif %}
+) as _k_suppressed
+union all
+{# ... and how many events have no person (NULL privacy unit: left out; null_unit says whether that refuses the release) ... #}
+select
+  'null_unit' as _kanon_row,
+  {{- kanon._release_null_columns(plan) }}
+  {{- kanon._release_audit_columns({
+      'people': ('0' if plan.count_rows else '(select count(*) from ' ~ plan.relation ~ ' where ' ~ q(plan.privacy_unit) ~ ' is null)'),
+      'decision': "'" ~ plan.null_unit ~ "'",
+      'cell_labels': "'" ~ ((plan.privacy_unit or '') | replace("'", "''")) ~ "'"}) }}
+{%- if config.get('max_suppression') is not none %}
+union all
+{# ... and, for max_suppression, how many people went in. #}
+select
+  'people_in' as _kanon_row,
+  {{- kanon._release_null_columns(plan) }}
+  {{- kanon._release_audit_columns({'people': people}) }}
+from _k_events
+{%- endif %}
 {%- if warn_missing %}
 {%- for d in plan.dims if d.hierarchy is not none %}
 {%- set i = plan.dims.index(d) %}
@@ -136,16 +169,16 @@ where _k_lv{{ i }}_0 = {{ d.depth }} and _k_v{{ i }} <> {{ kanon._null_key() }}
 
 {#- k and count_column default to the model's config. Under k_anonymous the gate checks the
     config's values and the audit records them, so a call may not contradict them. -#}
-{% macro _release_config_defaults(k, count_column, audit) %}
-  {%- if k is not none -%}{%- do kanon._check_k(k, 'kanon.release_counts') -%}{%- endif -%}
+{% macro _release_config_defaults(k, count_column, audit, who) %}
+  {%- if k is not none -%}{%- do kanon._check_k(k, who) -%}{%- endif -%}
   {%- set config_k = config.get('k') -%}
   {%- set config_count = config.get('count_column') or ('people' if audit else none) -%}
   {%- if audit and k is not none and config_k is not none and k != config_k -%}
-    {{ exceptions.raise_compiler_error("kanon.release_counts: k=" ~ k ~ " differs from the model's config k=" ~ config_k
+    {{ exceptions.raise_compiler_error(who ~ ": k=" ~ k ~ " differs from the model's config k=" ~ config_k
         ~ ", which the k_anonymous gate checks and the audit records; set k in one place") }}
   {%- endif -%}
   {%- if audit and count_column is not none and count_column != config_count -%}
-    {{ exceptions.raise_compiler_error("kanon.release_counts: count_column='" ~ count_column ~ "' differs from the model's config count_column='"
+    {{ exceptions.raise_compiler_error(who ~ ": count_column='" ~ count_column ~ "' differs from the model's config count_column='"
         ~ config_count ~ "', which the k_anonymous gate checks; set it in one place") }}
   {%- endif -%}
   {{ return((k if k is not none else config_k, count_column or config_count or 'people')) }}
@@ -166,7 +199,7 @@ where _k_lv{{ i }}_0 = {{ d.depth }} and _k_v{{ i }} <> {{ kanon._null_key() }}
 
 {#- The released columns as NULLs, for the audit rows of the long form. -#}
 {% macro _release_null_columns(plan) %}
-  {%- set q = adapter.quote -%}
+  {%- set q = kanon._quote -%}
   {%- for d in plan.dims %}
   null as {{ q(d.column) }},
   null as {{ q(d.column ~ '_level') }},

@@ -13,20 +13,24 @@
     ladder=none,
     count_column=none,
     count_rows=false,
-    null_policy='root'
+    null_policy='root',
+    null_unit='ignore',
+    dominance=none
 ) -%}
   {{ return(adapter.dispatch('release_decisions', 'kanon')(
-      relation, privacy_unit, dimensions, hierarchies, k, ladder, count_column, count_rows, null_policy)) }}
+      relation, privacy_unit, dimensions, hierarchies, k, ladder, count_column, count_rows, null_policy, null_unit, dominance)) }}
 {%- endmacro %}
 
-{% macro default__release_decisions(relation, privacy_unit, dimensions, hierarchies, k, ladder, count_column, count_rows, null_policy) -%}
+{% macro default__release_decisions(relation, privacy_unit, dimensions, hierarchies, k, ladder, count_column, count_rows, null_policy, null_unit, dominance) -%}
   {%- if not execute -%}
     {{ return('select 1 as _kanon_parse_placeholder') }}
   {%- endif -%}
-  {%- set k, count_column = kanon._release_config_defaults(k, count_column, false) -%}
-  {%- set plan = kanon._release_plan(relation, privacy_unit, dimensions, hierarchies, k, ladder,
-      {}, count_column, count_rows, null_policy) -%}
-  {%- set q = adapter.quote -%}
+  {%- set who = kanon._who('kanon.release_decisions') -%}
+  {%- set k, count_column = kanon._release_config_defaults(k, count_column, false, who) -%}
+  {%- set plan = kanon._release_plan(who, relation, privacy_unit, dimensions, hierarchies, k, ladder,
+      {}, count_column, count_rows, null_policy, false, null_unit, dominance) -%}
+  {%- do kanon._release_check_inputs(plan, false, true) -%}
+  {%- set q = kanon._quote -%}
 with
 {{ kanon._release_ctes(plan, with_released=false, with_fates=true) }}
 select

@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from kanon_tools import generate
+from kanon_tools.cli_types import count_list, positive_count
 from kanon_tools.warehouse import connect
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -50,10 +51,8 @@ PG_SCHEMA = "kanon_bench"
 NOTES_MARKER = "<!-- notes: everything below this line is kept when make bench rewrites the file -->"
 
 
-def parse_size(text: str) -> int:
-    text = text.strip().upper()
-    factor = {"K": 1_000, "M": 1_000_000}.get(text[-1:], 1)
-    return int(float(text[:-1] if factor > 1 else text) * factor)
+# Sizes are event counts for the generator: at least the loans it plants (below that it refuses).
+event_sizes = count_list(generate.PLANTED_EVENTS, " (the generator's planted loans)", what="event counts")
 
 
 def label(size: int) -> str:
@@ -462,10 +461,12 @@ def draw(results: Sequence[Result], path: Path) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    sizes = [parse_size(s) for s in args.sizes.split(",") if s]
-    if args.big:
-        sizes += [50_000_000, 100_000_000]
-    pg_sizes = [parse_size(s) for s in args.postgres_sizes.split(",") if s]
+    sizes = args.sizes + ([50_000_000, 100_000_000] if args.big else [])
+    pg_sizes = args.postgres_sizes
+    if not sizes and not pg_sizes:  # an empty report would overwrite the real one
+        print(f"kanon bench: nothing to run: give sizes with --sizes, --postgres-sizes or --big "
+              f"({args.out} left as is)", file=sys.stderr)
+        return 2
     workdir = Path(args.workdir).resolve()
     results: list[Result] = []
     for size in sizes:
@@ -488,12 +489,18 @@ def run(args: argparse.Namespace) -> int:
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("bench", help="time releases against the bare aggregate (writes BENCHMARKS.md)")
-    parser.add_argument("--sizes", default="1M,10M", help="DuckDB sizes, comma-separated (1M, 10M, 200k, ...)")
+    floor = generate.PLANTED_EVENTS
+    parser.add_argument("--sizes", type=event_sizes, default="1M,10M",
+                        help=f"DuckDB sizes in events, comma-separated (1M, 10M, 200k, ...), each >= {floor}; "
+                             "'' for none (default %(default)s)")
     parser.add_argument("--big", action="store_true", help="add 50M and 100M events on DuckDB")
-    parser.add_argument("--postgres-sizes", default="1M", help="Postgres sizes ('' for none)")
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--postgres-repeats", type=int, default=1,
-                        help="Postgres runs per model (its release is slow: see BENCHMARKS.md)")
+    parser.add_argument("--postgres-sizes", type=event_sizes, default="1M",
+                        help=f"Postgres sizes, as --sizes, each >= {floor}; '' for none (default %(default)s)")
+    parser.add_argument("--repeats", type=positive_count, default=3,
+                        help="DuckDB runs per model: a whole number >= 1 (default %(default)s)")
+    parser.add_argument("--postgres-repeats", type=positive_count, default=1,
+                        help="Postgres runs per model, >= 1 (default %(default)s; its release is slow: "
+                             "see BENCHMARKS.md)")
     parser.add_argument("--workdir", default="bench_out", help="scratch folder (databases, dbt project)")
     parser.add_argument("--out", default="BENCHMARKS.md")
     parser.add_argument("--plot", default="benchmarks.png", help="PNG plot path ('' for none)")

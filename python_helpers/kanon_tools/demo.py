@@ -1,4 +1,9 @@
-"""`python -m kanon_tools demo`: show what the example release published, after `dbt build`."""
+"""`python -m kanon_tools demo`: show what the example release published, after `dbt build`.
+
+It only reads: the warehouse is opened read-only (a DuckDB file that is not there is refused,
+never created). A bad --rows exits 2 (argparse); a missing database or example release exits 1
+with one line, `kanon demo: ...`.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +12,9 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from kanon_tools.warehouse import TARGETS, connect, fetch, target
+from kanon_tools.audit import _one_line, _reading
+from kanon_tools.cli_types import positive_count
+from kanon_tools.warehouse import TARGETS, database_errors, fetch, target
 
 MART = "circulation_by_branch_age_title"
 
@@ -22,19 +29,22 @@ def format_table(columns: list[str], rows: Sequence[Sequence[Any]]) -> str:
 
 def run(args: argparse.Namespace) -> int:
     tgt = target(args.target)
-    conn = connect(args.target)
-    try:
+    with _reading(args.target, "demo") as conn:
         mart = tgt.relation(MART, "example")
-        # a few of the largest rows at each combination of levels, coarsest last
-        columns, rows = fetch(
-            conn,
-            "select branch, branch_level, age_band, age_band_level, title, title_level, patrons, loans from ("
-            " select m.*, row_number() over (partition by branch_level, age_band_level, title_level"
-            "   order by patrons desc, branch, age_band, title) as rank_in_level"
-            f" from {mart} as m) as ranked where rank_in_level <= 2"
-            " order by branch_level + age_band_level + title_level, branch_level, age_band_level, title_level,"
-            f" rank_in_level limit {args.rows}",
-        )
+        try:
+            # a few of the largest rows at each combination of levels, coarsest last
+            columns, rows = fetch(
+                conn,
+                "select branch, branch_level, age_band, age_band_level, title, title_level, patrons, loans from ("
+                " select m.*, row_number() over (partition by branch_level, age_band_level, title_level"
+                "   order by patrons desc, branch, age_band, title) as rank_in_level"
+                f" from {mart} as m) as ranked where rank_in_level <= 2"
+                " order by branch_level + age_band_level + title_level, branch_level, age_band_level, title_level,"
+                f" rank_in_level limit {args.rows}",
+            )
+        except database_errors(args.target) as exc:
+            raise SystemExit(f"kanon demo: cannot read the example release {mart} (build it first: make demo, "
+                             f"or dbt build with this KANON_SCHEMA): {_one_line(exc)}") from None
         print(f"\nReleased: {mart} (every row describes at least k=5 distinct patrons)\n")
         print(format_table(columns, rows))
         _, released = fetch(conn, f"select count(*), min(patrons) from {mart}")
@@ -63,13 +73,12 @@ def run(args: argparse.Namespace) -> int:
                 f"released as {' | '.join(json.loads(labels).values())} ({patrons} patrons)" if labels else "suppressed"
             )
             print(f"\nThe 1-patron cell RIVERSIDE | 13-17 | Coping With a Parent's Incarceration: {decision}, {where}.")
-    finally:
-        conn.close()
     return 0
 
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("demo", help="print what the example release published")
     parser.add_argument("--target", choices=TARGETS, default="duckdb")
-    parser.add_argument("--rows", type=int, default=14, help="rows of the safe mart to show")
+    parser.add_argument("--rows", type=positive_count, default=14,
+                        help="rows of the safe mart to show: a whole number >= 1 (default %(default)s)")
     parser.set_defaults(func=run)

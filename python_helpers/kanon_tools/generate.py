@@ -52,6 +52,7 @@ import numpy.typing as npt
 import pyarrow as pa
 
 from kanon_tools import catalog
+from kanon_tools.cli_types import count, whole_number
 from kanon_tools.warehouse import postgres_params
 
 DEFAULT_EVENTS = 5_000
@@ -59,6 +60,13 @@ DEFAULT_SEED = 2025
 DEFAULT_YEAR = 2025
 DEFAULT_KEY = "kanon-demo-key-public-not-secret"
 DEFAULT_TABLE = "circulation_events"
+
+# Valid ranges (GeneratorConfig.validate and the CLI's argparse types enforce them). A seed is any
+# whole number >= 0; counts go up to cli_types.MAX_COUNT (2^63 - 1).
+MIN_YEAR, MAX_YEAR = 1900, 2999
+PLANTED_EVENTS = sum(sum(cell.loans) for cell in catalog.PLANTED)  # fewest --events: the planted loans
+PLANTED_PATRONS = sum(len(cell.loans) for cell in catalog.PLANTED)  # fewest --patrons
+CATALOG_TITLES = len(catalog.catalog_titles())  # fewest --titles: the built-in catalog
 
 # The committed seeds' command, minus `python -m kanon_tools` (the tests rerun it).
 SEED_COMMAND: tuple[str, ...] = (
@@ -131,17 +139,14 @@ class GeneratorConfig:
         return max(len(catalog.catalog_titles()), self.events // EVENTS_PER_TITLE)
 
     def validate(self) -> None:
-        planted_events = sum(sum(cell.loans) for cell in catalog.PLANTED)
-        planted_patrons = sum(len(cell.loans) for cell in catalog.PLANTED)
-        n_catalog = len(catalog.catalog_titles())
-        if self.events < planted_events:
-            raise ValueError(f"events must be at least {planted_events} (the planted thin cells)")
-        if self.n_patrons < planted_patrons:
-            raise ValueError(f"patrons must be at least {planted_patrons} (the planted thin cells)")
-        if self.n_titles < n_catalog:
-            raise ValueError(f"titles must be at least {n_catalog} (the built-in catalog)")
-        if not 1 <= self.year <= 9999:
-            raise ValueError("year must be between 1 and 9999")
+        if self.events < PLANTED_EVENTS:
+            raise ValueError(f"events must be at least {PLANTED_EVENTS} (the planted thin cells)")
+        if self.n_patrons < PLANTED_PATRONS:
+            raise ValueError(f"patrons must be at least {PLANTED_PATRONS} (the planted thin cells)")
+        if self.n_titles < CATALOG_TITLES:
+            raise ValueError(f"titles must be at least {CATALOG_TITLES} (the built-in catalog)")
+        if not MIN_YEAR <= self.year <= MAX_YEAR:
+            raise ValueError(f"year must be between {MIN_YEAR} and {MAX_YEAR}")
         if self.seed < 0:
             raise ValueError("seed must be a non-negative integer")
 
@@ -935,18 +940,13 @@ def write_parquet(
 # ---- CLI -------------------------------------------------------------------------------------
 
 
-def _count(text: str) -> int:
-    """A positive count: 5000, 5_000, 10k, 10M or 1e7."""
-    cleaned = text.strip().replace("_", "").replace(",", "")
-    scale = {"k": 1_000, "m": 1_000_000}.get(cleaned[-1:].lower(), 1)
-    number = cleaned[:-1] if scale != 1 else cleaned
-    try:
-        value = float(number) * scale if ("e" in number.lower() or "." in number) else int(number) * scale
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a count: {text!r}") from None
-    if value != int(value) or int(value) <= 0:
-        raise argparse.ArgumentTypeError(f"not a positive whole count: {text!r}")
-    return int(value)
+# argparse types: a value out of range is a usage error (exit 2) naming the range. The floor on
+# --events (the planted loans) is checked after parsing, by GeneratorConfig.validate (exit 2, one line).
+_count = count(1)  # a positive count: 5000, 5_000, 10k, 10M or 1e7
+_year = whole_number(MIN_YEAR, MAX_YEAR)
+_seed = whole_number(0)
+_patrons = count(PLANTED_PATRONS, " (the planted thin cells' patrons)")
+_titles = count(CATALOG_TITLES, " (the built-in catalog)")
 
 
 def register(subparsers: Any) -> None:
@@ -957,18 +957,31 @@ def register(subparsers: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     data = parser.add_argument_group("what to generate (the same values give the same rows)")
-    data.add_argument("--events", type=_count, default=DEFAULT_EVENTS, help="number of loans (default %(default)s)")
-    data.add_argument("--seed", type=int, default=DEFAULT_SEED, help="random seed (default %(default)s)")
-    data.add_argument("--key", default=DEFAULT_KEY, help="HMAC key for patron tokens (default: the public demo key)")
-    data.add_argument("--year", type=int, default=DEFAULT_YEAR, help="year of borrowed_at (default %(default)s)")
     data.add_argument(
-        "--patrons", type=_count, default=None, help=f"number of patrons (default events/{EVENTS_PER_PATRON})"
+        "--events",
+        type=_count,
+        default=DEFAULT_EVENTS,
+        help=f"number of loans, at least {PLANTED_EVENTS} (the planted ones); 5000, 10k, 1.5M, 1e7 "
+        "(default %(default)s)",
+    )
+    data.add_argument("--seed", type=_seed, default=DEFAULT_SEED,
+                      help="random seed, a whole number >= 0 (default %(default)s)")
+    data.add_argument("--key", default=DEFAULT_KEY, help="HMAC key for patron tokens (default: the public demo key)")
+    data.add_argument("--year", type=_year, default=DEFAULT_YEAR,
+                      help=f"year of borrowed_at, {MIN_YEAR} to {MAX_YEAR} (default %(default)s)")
+    data.add_argument(
+        "--patrons",
+        type=_patrons,
+        default=None,
+        help=f"number of patrons, at least {PLANTED_PATRONS} (default events/{EVENTS_PER_PATRON}, "
+        f"at least {MIN_PATRONS})",
     )
     data.add_argument(
         "--titles",
-        type=_count,
+        type=_titles,
         default=None,
-        help=f"number of titles incl. the built-in catalog (default events/{EVENTS_PER_TITLE}, at least the catalog)",
+        help=f"number of titles incl. the built-in catalog, at least {CATALOG_TITLES} "
+        f"(default events/{EVENTS_PER_TITLE}, at least the catalog)",
     )
     out = parser.add_argument_group("where to write (any combination)")
     out.add_argument("--out-csv", type=Path, help="events as CSV")

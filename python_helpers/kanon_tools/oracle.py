@@ -12,11 +12,19 @@ Semantics, in short:
   ``L`` when ``v`` is one of its leaves, else (``v`` is NULL or missing from the hierarchy)
   ``(root, depth)``. A dimension without a hierarchy is only ever used at level 0: NULL becomes
   ``('*', 1)`` and any other value ``(v, 0)``.
-* ``null_policy='suppress'`` drops every event with a NULL in any dimension before anything else.
+* ``null_policy='suppress'`` drops every event with a NULL in any dimension before anything else
+  (the release records them as suppressed).
+* An event whose privacy unit is NULL belongs to nobody that can be counted: it is dropped before
+  anything else, measures included (``null_unit='ignore'``; the release counts and warns), unless
+  rows are counted (``count_rows``).
 * The ladder is a list of level vectors (one level per dimension), the first all zeros. At each
   step the events not yet released are grouped by their ``(label, level)`` per dimension; groups
   of at least ``k`` (distinct non-NULL privacy units, or events with ``count_rows``) are released,
   the rest go on to the next step. Whatever is left after the last step is suppressed.
+* ``dominance`` (optional) makes a group thin, whatever its size, when a few people dominate a
+  sum: a person's contribution is the sum of ``value`` over their events in the group;
+  ``nk`` fires when the ``n`` largest contributions exceed ``k`` % of the total, ``p_percent``
+  when the total less the two largest is below ``p`` % of the largest.
 * ``remainder=True`` adds one row with every label and level NULL for the suppressed events,
   released only when it too reaches ``k``.
 
@@ -154,6 +162,31 @@ def resolve_ladder(
 
 
 @dataclass(frozen=True)
+class Dominance:
+    """A dominance rule: ``rule`` 'nk' (with ``n`` and ``k``) or 'p_percent' (with ``p``)."""
+
+    rule: Literal["nk", "p_percent"]
+    value: Callable[[Event], float]
+    n: int = 1
+    k: float = 0.0
+    p: float = 0.0
+
+    def dominated(self, group: Sequence[Event], privacy_unit: str) -> bool:
+        totals: dict[Value, Fraction] = {}
+        for event in group:
+            unit = event[privacy_unit]
+            if unit is not None:
+                totals[unit] = totals.get(unit, Fraction(0)) + Fraction(self.value(event))
+        ranked = sorted(totals.values(), reverse=True)
+        total = sum(ranked, Fraction(0))
+        top1 = ranked[0] if ranked else Fraction(0)
+        top2 = sum(ranked[:2], Fraction(0))
+        if self.rule == "nk":
+            return (top1 if self.n == 1 else top2) > Fraction(self.k) / 100 * total
+        return total - top2 < Fraction(self.p) / 100 * top1
+
+
+@dataclass(frozen=True)
 class ReleasedRow:
     """One row of the release. The remainder row has every label and level None and no step."""
 
@@ -179,7 +212,7 @@ class Fate:
 
     ``released``: released in ``Release.rows[row]`` at ladder step ``step``;
     ``suppressed``: left after the last step (counted in the remainder row, if any);
-    ``dropped``: removed up front by ``null_policy='suppress'``.
+    ``dropped``: removed up front by ``null_policy='suppress'`` or for a NULL privacy unit.
     """
 
     outcome: Outcome
@@ -240,6 +273,7 @@ def release_counts(
     count_rows: bool = False,
     null_policy: NullPolicy = "root",
     remainder: bool = False,
+    dominance: Dominance | None = None,
 ) -> Release:
     """What `kanon.release_counts` releases from `events` (mappings column -> text or None)."""
     if isinstance(k, bool) or not isinstance(k, int) or k < 2:
@@ -272,7 +306,9 @@ def release_counts(
     fates: list[Fate] = [Fate("suppressed")] * len(events)
     remaining: list[int] = []
     for i, event in enumerate(events):
-        if null_policy == "suppress" and any(event[d] is None for d in dimensions):
+        null_dimension = null_policy == "suppress" and any(event[d] is None for d in dimensions)
+        nobody = not count_rows and privacy_unit is not None and event[privacy_unit] is None
+        if null_dimension or nobody:
             fates[i] = Fate("dropped")
         else:
             remaining.append(i)
@@ -291,7 +327,7 @@ def release_counts(
             members = groups[key]
             group = [events[i] for i in members]
             size = group_size(group, privacy_unit, count_rows)
-            if size < k:
+            if size < k or (dominance is not None and dominance.dominated(group, str(privacy_unit))):
                 remaining.extend(members)
                 continue
             for i in members:
@@ -311,7 +347,7 @@ def release_counts(
     if remainder:
         rest = [events[i] for i in remaining]
         size = group_size(rest, privacy_unit, count_rows)
-        if size >= k:
+        if size >= k and not (dominance is not None and dominance.dominated(rest, str(privacy_unit))):
             remainder_row = ReleasedRow(
                 labels=(None,) * len(dimensions),
                 levels=(None,) * len(dimensions),

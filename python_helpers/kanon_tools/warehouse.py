@@ -1,6 +1,7 @@
 """Connections to the warehouses named in the repo's profiles.yml, from the same variables.
 
-DuckDB: KANON_DUCKDB_PATH (default kanon.duckdb), schema KANON_SCHEMA (default main).
+DuckDB: KANON_DUCKDB_PATH (default kanon.duckdb), schema KANON_SCHEMA (default main). A DuckDB
+file has no grants: whoever can read the file can read everything in it.
 Postgres: the libpq variables PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE (defaults
 127.0.0.1, 5432, root, '', test), schema KANON_SCHEMA (default kanon).
 """
@@ -48,17 +49,49 @@ def postgres_params() -> dict[str, Any]:
     }
 
 
-def connect(kind: str, read_only: bool = False) -> Any:
-    """A DB-API connection to the target's warehouse."""
+class WarehouseError(Exception):
+    """A warehouse that cannot be opened as asked, said in one line."""
+
+
+def duckdb_path() -> str:
+    return os.environ.get("KANON_DUCKDB_PATH", "kanon.duckdb")
+
+
+def database_errors(kind: str) -> tuple[type[Exception], ...]:
+    """The exception classes the target's driver raises for a failed connection or statement."""
     if kind == "duckdb":
         import duckdb
 
-        return duckdb.connect(os.environ.get("KANON_DUCKDB_PATH", "kanon.duckdb"), read_only=read_only)
+        return (duckdb.Error,)
+    if kind == "postgres":
+        import psycopg2
+
+        return (psycopg2.Error,)
+    raise ValueError(f"unknown target {kind!r}")
+
+
+def connect(kind: str, read_only: bool = False) -> Any:
+    """A DB-API connection to the target's warehouse.
+
+    read_only: for tools that only look. On DuckDB a missing file is refused with a
+    WarehouseError (a read-write connect would create an empty database there); on Postgres the
+    session's transactions are read-only.
+    """
+    if kind == "duckdb":
+        import duckdb
+
+        path = duckdb_path()
+        if read_only and not os.path.isfile(path):
+            raise WarehouseError(f"no DuckDB database at {os.path.abspath(path)} (KANON_DUCKDB_PATH): "
+                                 "build the project first, or point KANON_DUCKDB_PATH at its file")
+        return duckdb.connect(path, read_only=read_only)
     if kind == "postgres":
         import psycopg2
 
         conn = psycopg2.connect(**postgres_params())
         conn.autocommit = True
+        if read_only:
+            conn.set_session(readonly=True)
         return conn
     raise ValueError(f"unknown target {kind!r}")
 

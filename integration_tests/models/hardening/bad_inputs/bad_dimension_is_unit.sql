@@ -1,0 +1,2 @@
+{{ config(materialized='table') }}
+{{ kanon.release_counts(relation=ref('hardening_events'), privacy_unit='person', dimensions=['person'], k=2, count_rows=true) }}

@@ -1,0 +1,2 @@
+{{ config(materialized='k_anonymous', k=5) }}
+{{ kanon.release_counts(relation=ref('hardening_events'), privacy_unit='person', dimensions=['branch', 'title'], hierarchies={'title': ref('hardening_hierarchy_title')}, ladder=none) }}

@@ -1,0 +1,3 @@
+{{ config(materialized='k_anonymous', k=5) }}
+
+{{ kanon.release_counts(relation=ref('hardening_events'), privacy_unit='person', dimensions=['branch'], null_unit='error') }}
