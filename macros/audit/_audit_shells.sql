@@ -29,6 +29,16 @@
   {{ return(columns) }}
 {% endmacro %}
 
+{#- The fields of a cell row after its release's key: what the long form of a release carries
+    as _kanon_<field> and the materialization copies into kanon_audit_cells. -#}
+{% macro _audit_cell_fields() %}
+  {%- set fields = [] -%}
+  {%- for name, type in kanon._audit_column_types('cells') if name not in ['invocation_id', 'report_unique_id'] -%}
+    {%- do fields.append((name, type)) -%}
+  {%- endfor -%}
+  {{ return(fields) }}
+{% endmacro %}
+
 {#- A typed, empty shell of an audit table ('cells' or 'releases'). -#}
 {% macro _audit_shell(which) %}
 select

@@ -55,11 +55,12 @@
   {%- if long_form %}
   insert into {{ audit_cells }} {{ kanon._audit_columns('cells') }}
   select
-    {{ kanon._audit_release_key_literals(release) }},
-    _kanon_cell_labels, _kanon_people, _kanon_decision, _kanon_ladder_step,
-    _kanon_released_labels, _kanon_released_levels, _kanon_released_people
+    {{ kanon._audit_release_key_literals(release) }}
+    {%- for name, type in kanon._audit_cell_fields() %},
+    _kanon_{{ name }}
+    {%- endfor %}
   from {{ staging }}
-  where _kanon_row = 'cell' and {{ kanon._audit_not_yet_recorded(audit_releases, release) }}
+  where {{ kanon._long_form_is('cell') }} and {{ kanon._audit_not_yet_recorded(audit_releases, release) }}
   {%- else %}
   {%- set count = kanon._quote(kanon._release_count_column(adapter.get_columns_in_relation(staging), count_column)) -%}
   {%- set labels = [] -%}
@@ -92,11 +93,11 @@
   from (
     select
     {%- if long_form %}
-      coalesce(sum(case when _kanon_row = 'cell' then 1 else 0 end), 0) as cells_in,
+      coalesce(sum(case when {{ kanon._long_form_is('cell') }} then 1 else 0 end), 0) as cells_in,
       coalesce(sum(case when _kanon_decision = 'PASS' then 1 else 0 end), 0) as cells_passed,
       coalesce(sum(case when _kanon_decision = 'GENERALIZE' then 1 else 0 end), 0) as cells_generalized,
-      coalesce(sum(case when _kanon_row = 'cell' and _kanon_decision = 'SUPPRESS' then 1 else 0 end), 0) as cells_suppressed,
-      coalesce(sum(case when _kanon_row = 'release' then 1 else 0 end), 0) as rows_released,
+      coalesce(sum(case when {{ kanon._long_form_is('cell') }} and _kanon_decision = 'SUPPRESS' then 1 else 0 end), 0) as cells_suppressed,
+      coalesce(sum(case when {{ kanon._long_form_is('release') }} then 1 else 0 end), 0) as rows_released,
       {{ facts.people_suppressed }} as people_suppressed
     {%- else %}
       count(*) as cells_in, count(*) as cells_passed, 0 as cells_generalized, 0 as cells_suppressed,
@@ -107,23 +108,4 @@
   where {{ kanon._audit_not_yet_recorded(audit_releases, release) }}
 {% endmacro %}
 
-{#- The warehouse's clock, in UTC, as the audit's timestamp type. -#}
-{% macro _audit_clock() %}
-  {{- return(adapter.dispatch('_audit_clock', 'kanon')()) -}}
-{% endmacro %}
-
-{% macro default___audit_clock() -%}
-  cast({{ dbt.current_timestamp() }} as {{ dbt.type_timestamp() }})
-{%- endmacro %}
-
-{#- clock_timestamp(), not now(): now() is the transaction's start, the same for releases that
-    began together; the summary row is written after the swap, which waits for the other. -#}
-{% macro postgres___audit_clock() -%}
-  cast(clock_timestamp() at time zone 'UTC' as {{ dbt.type_timestamp() }})
-{%- endmacro %}
-
-{#- One writer per database file, so a transaction's start already orders its releases. -#}
-{% macro duckdb___audit_clock() -%}
-  cast(timezone('UTC', get_current_timestamp()) as {{ dbt.type_timestamp() }})
-{%- endmacro %}
 

@@ -41,18 +41,18 @@
     long form the people suppressed and in, and the events without a person. -#}
 {% macro _release_facts(staging, staged, count_column, k, long_form) %}
   {%- set count = kanon._quote(kanon._release_count_column(staged, count_column)) -%}
-  {%- set published = "_kanon_row = 'release'" if long_form else '1 = 1' -%}
+  {%- set published = kanon._long_form_is('release') if long_form else '1 = 1' -%}
   {%- set facts_sql -%}
     select
       coalesce(sum(case when {{ published }} then 1 else 0 end), 0),
       coalesce(sum(case when {{ published }} and ({{ count }} is null
         or not ({{ count }} >= {{ k }} and {{ count }} <= 9223372036854775807)) then 1 else 0 end), 0)
       {%- if long_form %},
-      max(case when _kanon_row = 'suppressed' then _kanon_people end),
-      max(case when _kanon_row = 'people_in' then _kanon_people end),
-      max(case when _kanon_row = 'null_unit' then _kanon_people end),
-      max(case when _kanon_row = 'null_unit' then _kanon_decision end),
-      max(case when _kanon_row = 'null_unit' then _kanon_cell_labels end)
+      max(case when {{ kanon._long_form_is('suppressed') }} then _kanon_people end),
+      max(case when {{ kanon._long_form_is('people_in') }} then _kanon_people end),
+      max(case when {{ kanon._long_form_is('null_unit') }} then _kanon_people end),
+      max(case when {{ kanon._long_form_is('null_unit') }} then _kanon_decision end),
+      max(case when {{ kanon._long_form_is('null_unit') }} then _kanon_cell_labels end)
       {%- endif %}
     from {{ staging }}
   {%- endset -%}
@@ -110,7 +110,7 @@
     were released only at its root); counted by release_counts in its 'missing' rows. -#}
 {% macro _warn_missing_labels(staging) %}
   {%- set found = run_query("select _kanon_cell_labels, _kanon_people from " ~ staging
-      ~ " where _kanon_row = 'missing' and _kanon_people > 0 order by _kanon_cell_labels") -%}
+      ~ " where " ~ kanon._long_form_is('missing') ~ " and _kanon_people > 0 order by _kanon_cell_labels") -%}
   {%- for dimension, values in found.rows -%}
     {%- do exceptions.warn(
         "kanon: " ~ model.unique_id ~ ": " ~ values ~ " distinct value(s) of '" ~ dimension

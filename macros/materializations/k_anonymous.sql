@@ -80,12 +80,12 @@
   {#- A release_counts model carries its audit (column _kanon_row); a hand-written one does not. -#}
   {%- set staged = adapter.get_columns_in_relation(staging_relation) -%}
   {%- set staged_columns = staged | map(attribute='name') | list -%}
-  {%- set long_form = '_kanon_row' in (staged_columns | map('lower') | list) -%}
+  {%- set long_form = kanon._long_form_marker() in (staged_columns | map('lower') | list) -%}
   {%- set published_names = [] -%}
   {%- for name in staged_columns if not (name | lower).startswith('_kanon_') -%}
     {%- do published_names.append(name) -%}
   {%- endfor -%}
-  {%- set published_filter = "where _kanon_row = 'release'" if long_form else '' -%}
+  {%- set published_filter = 'where ' ~ kanon._long_form_is('release') if long_form else '' -%}
 
   -- 2. check: nothing below k is published, and the release is one the config accepts
   {%- set facts = kanon._release_facts(staging_relation, staged, count_column, k, long_form) -%}

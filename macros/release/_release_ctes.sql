@@ -422,25 +422,6 @@
   {%- endif -%}
 {% endmacro %}
 
-{#- The key standing for NULL in joins: a string no real label holds (it starts with a control character). -#}
-{% macro _null_key() %}
-  {{- return(adapter.dispatch('_null_key', 'kanon')()) -}}
-{% endmacro %}
-
-{% macro default___null_key() -%}
-  {{ return("chr(31) || 'kanon:null'") }}
-{%- endmacro %}
-
-{#- The keyword after `name as` in a WITH clause that asks the engine to materialize a CTE
-    (true) or to inline it (false). -#}
-{% macro _cte_materialized(materialized) %}
-  {{- return(adapter.dispatch('_cte_materialized', 'kanon')(materialized)) -}}
-{% endmacro %}
-
-{% macro default___cte_materialized(materialized) -%}
-  {{ return('materialized' if materialized else 'not materialized') }}
-{%- endmacro %}
-
 {#- One group count of the engine: `source` grouped by `keys`, with its people (or rows) as _k_n,
     the measures as _k_m<i>, and with a dominance rule _k_dom (1 when the group's largest
     contributors dominate it, see _release_dominance): per-person sums of the dominance value,

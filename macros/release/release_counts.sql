@@ -62,7 +62,7 @@ with
 {{ kanon._release_ctes(plan, with_fates=audit, with_remainder=(remainder or audit), fate_json=audit) }}
 select
   {%- if audit %}
-  cast('release' as {{ string }}) as _kanon_row,
+  {{ kanon._long_form_tag('release', typed=true) }},
   {%- endif %}
   {%- for d in plan.dims %}
   _k_label{{ loop.index0 }} as {{ q(d.column) }},
@@ -80,7 +80,7 @@ union all
    least k people, and not dominated): one group of the engine, keyed by a constant. #}
 select
   {%- if audit %}
-  'release' as _kanon_row,
+  {{ kanon._long_form_tag('release') }},
   {%- endif %}
   {%- for d in plan.dims %}
   cast(null as {{ string }}) as {{ q(d.column) }},
@@ -100,7 +100,7 @@ where not {{ kanon._release_is_thin(plan) }}
 union all
 {# The audit: what happened to every finest cell (a PASS cell is released as it is) ... #}
 select
-  'cell' as _kanon_row,
+  {{ kanon._long_form_tag('cell') }},
   {{- kanon._release_null_columns(plan) }}
   {{- kanon._release_audit_columns({
       'cell_labels': '_k_cell_json',
@@ -121,7 +121,7 @@ union all
 {# ... and how many distinct people the suppressed events belong to (the ladder's, and under
    null_policy='suppress' those with a NULL dimension) ... #}
 select
-  'suppressed' as _kanon_row,
+  {{ kanon._long_form_tag('suppressed') }},
   {{- kanon._release_null_columns(plan) }}
   {{- kanon._release_audit_columns({'people': people}) }}
 from (
@@ -134,7 +134,7 @@ from (
 union all
 {# ... and how many events have no person (NULL privacy unit: left out; null_unit says whether that refuses the release) ... #}
 select
-  'null_unit' as _kanon_row,
+  {{ kanon._long_form_tag('null_unit') }},
   {{- kanon._release_null_columns(plan) }}
   {{- kanon._release_audit_columns({
       'people': ('0' if plan.count_rows else '(select count(*) from ' ~ plan.relation ~ ' where ' ~ q(plan.privacy_unit) ~ ' is null)'),
@@ -144,7 +144,7 @@ select
 union all
 {# ... and, for max_suppression, how many people went in. #}
 select
-  'people_in' as _kanon_row,
+  {{ kanon._long_form_tag('people_in') }},
   {{- kanon._release_null_columns(plan) }}
   {{- kanon._release_audit_columns({'people': people}) }}
 from _k_events
@@ -155,7 +155,7 @@ from _k_events
 union all
 {# ... and, from the cells already grouped, how many distinct values a hierarchy lacks (the materialization warns). #}
 select
-  'missing' as _kanon_row,
+  {{ kanon._long_form_tag('missing') }},
   {{- kanon._release_null_columns(plan) }}
   {{- kanon._release_audit_columns({
       'cell_labels': "'" ~ (d.name | replace("'", "''")) ~ "'",
@@ -184,15 +184,11 @@ where _k_lv{{ i }}_0 = {{ d.depth }} and _k_v{{ i }} <> {{ kanon._null_key() }}
   {{ return((k if k is not none else config_k, count_column or config_count or 'people')) }}
 {% endmacro %}
 
-{#- The audit columns of the long form, NULL unless given (typed, so every union branch agrees). -#}
+{#- The audit columns of the long form, _kanon_<field> for every field of the audit trail's cell
+    rows (see _audit_cell_fields), NULL unless given (typed, so every union branch agrees). -#}
 {% macro _release_audit_columns(values) %}
   {%- set values = values or {} -%}
-  {%- set string = dbt.type_string() -%}
-  {%- set columns = [
-      ('cell_labels', string), ('people', dbt.type_bigint()), ('decision', string),
-      ('ladder_step', dbt.type_int()), ('released_labels', string), ('released_levels', string),
-      ('released_people', dbt.type_bigint())] -%}
-  {%- for name, type in columns %},
+  {%- for name, type in kanon._audit_cell_fields() %},
   cast({{ values.get(name, 'null') }} as {{ type }}) as _kanon_{{ name }}
   {%- endfor %}
 {% endmacro %}

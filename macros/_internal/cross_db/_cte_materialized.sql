@@ -1,0 +1,9 @@
+{#- The keyword after `name as` in a WITH clause that asks the engine to materialize a CTE
+    (true) or to inline it (false). -#}
+{% macro _cte_materialized(materialized) %}
+  {{- return(adapter.dispatch('_cte_materialized', 'kanon')(materialized)) -}}
+{% endmacro %}
+
+{% macro default___cte_materialized(materialized) -%}
+  {{ return('materialized' if materialized else 'not materialized') }}
+{%- endmacro %}
