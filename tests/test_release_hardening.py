@@ -222,17 +222,18 @@ def test_max_suppression_refuses_and_keeps_the_previous_release(built: tuple[Dbt
     result = project.run("run", "--select", "hardening_no_dominance", "--vars", "{hardening_max_suppression: 0.1}",
                          expect_ok=False)
     message = result.results[f"{PROJECT}.hardening_no_dominance"]["message"]
-    assert "6 of 15 people (40.0 %) were suppressed, more than max_suppression=0.1" in message
+    assert ("(check suppression_budget): 6 of 15 people (40.0 %) were suppressed, "
+            "more than max_suppression=0.1") in message
     assert _rows(wh, "hardening_no_dominance") == before
-    assert _release_row(wh, "hardening_no_dominance", "status") == ("REFUSED",)
+    assert _release_row(wh, "hardening_no_dominance", "status, failed_check") == ("REFUSED", "suppression_budget")
 
 
 # --- 9, 16. refused at release time -----------------------------------------------------------------
 
 REFUSALS = {
-    "hardening_null_unit_error": "2 event(s) have a NULL privacy unit and null_unit='error'",
-    "hardening_gate_nan": "row(s) have people below k=2 or NULL, NaN or infinite",
-    "hardening_gate_infinite": "row(s) have people below k=2 or NULL, NaN or infinite",
+    "hardening_null_unit_error": "(check null_unit): 2 event(s) have a NULL privacy unit and null_unit='error'",
+    "hardening_gate_nan": "(check min_count): 3 row(s) have people below k=2 or NULL, NaN or infinite",
+    "hardening_gate_infinite": "(check min_count): 3 row(s) have people below k=2 or NULL, NaN or infinite",
 }
 
 
@@ -255,8 +256,9 @@ def _each_fails_and_publishes_nothing(
 def test_refusals_record_why_and_publish_nothing(built: tuple[DbtProject, Warehouse, str]) -> None:
     project, wh, _ = built
     _each_fails_and_publishes_nothing(project, wh, "refusals", "kanon_hardening_refusals", REFUSALS)
-    for model in REFUSALS:
-        assert _release_row(wh, model, "status") == ("REFUSED",)
+    for model, message in REFUSALS.items():
+        check = message[len("(check "):message.index(")")]
+        assert _release_row(wh, model, "status, failed_check") == ("REFUSED", check)
 
 
 # --- 5, 6, 14, 16, 17. bad input: a compile error naming the model and the argument --------------

@@ -14,7 +14,7 @@
   {%- set releases = kanon._audit_relation('kanon_audit_releases') -%}
   {%- for attempt in range(2) -%}
     {% call statement('replay') -%}
-      {{ kanon._audit_insert_refused(releases, release, 'replayed') }}
+      {{ kanon._audit_insert_refused(releases, release, 'min_count', 'replayed') }}
     {%- endcall %}
   {%- endfor -%}
   {%- do adapter.commit() -%}

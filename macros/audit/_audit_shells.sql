@@ -22,7 +22,7 @@
         ('count_column', string), ('status', string), ('reason', string),
         ('cells_in', bigint), ('cells_passed', bigint), ('cells_generalized', bigint), ('cells_suppressed', bigint),
         ('rows_released', bigint), ('people_suppressed', bigint), ('suppression_rate', dbt.type_numeric()),
-        ('people_in', bigint), ('events_null_unit', bigint)]) -%}
+        ('people_in', bigint), ('events_null_unit', bigint), ('failed_check', string)]) -%}
   {%- else -%}
     {{ exceptions.raise_compiler_error("kanon: no audit table '" ~ which ~ "'") }}
   {%- endif -%}
@@ -48,15 +48,15 @@ select
 where 1 = 0
 {% endmacro %}
 
-{#- "(col, col, ...)" of an audit table, up to and including `through` when given. -#}
-{% macro _audit_columns(which, through=none) %}
+{#- "(col, col, ...)" of an audit table, up to and including `through` when given, then `also`. -#}
+{% macro _audit_columns(which, through=none, also=[]) %}
   {%- set names = [] -%}
   {%- set ns = namespace(done=false) -%}
   {%- for name, type in kanon._audit_column_types(which) if not ns.done -%}
     {%- do names.append(name) -%}
     {%- if name == through -%}{%- set ns.done = true -%}{%- endif -%}
   {%- endfor -%}
-  ({{ names | join(', ') }})
+  ({{ (names + also) | join(', ') }})
 {%- endmacro %}
 
 {#- The audit relations, wherever the project configured the audit models to live. -#}

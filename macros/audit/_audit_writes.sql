@@ -39,13 +39,15 @@
   )
 {%- endmacro -%}
 
-{% macro _audit_insert_refused(audit_releases, release, reason) %}
-  insert into {{ audit_releases }} {{ kanon._audit_columns('releases', through='reason') }}
+{#- A REFUSED release: the gate's failing check and why (counts only). -#}
+{% macro _audit_insert_refused(audit_releases, release, check, reason) %}
+  insert into {{ audit_releases }} {{ kanon._audit_columns('releases', through='reason', also=['failed_check']) }}
   select
     {{ kanon._audit_release_literals(release) }},
     '{{ release.count_column | replace("'", "''") }}',
     'REFUSED',
-    '{{ reason | replace("'", "''") }}'
+    '{{ reason | replace("'", "''") }}',
+    '{{ check }}'
   where {{ kanon._audit_not_yet_recorded(audit_releases, release) }}
 {% endmacro %}
 
@@ -89,7 +91,8 @@
     cells_in, cells_passed, cells_generalized, cells_suppressed, rows_released, people_suppressed,
     case when cells_in > 0 then cast(cells_suppressed as {{ dbt.type_numeric() }}) / cells_in else 0 end,
     cast({{ facts.people_in if facts.people_in is not none else 'null' }} as {{ bigint }}),
-    cast({{ facts.events_null_unit }} as {{ bigint }})
+    cast({{ facts.events_null_unit }} as {{ bigint }}),
+    cast(null as {{ dbt.type_string() }})
   from (
     select
     {%- if long_form %}

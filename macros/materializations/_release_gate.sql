@@ -68,26 +68,37 @@
   }) }}
 {% endmacro %}
 
-{#- Why a staged release must not be published ('' when it may be): counts only, never cells. -#}
-{% macro _release_refusal(facts, max_suppression, count_column, k) %}
-  {%- if facts.below_k > 0 -%}
-    {{ return(facts.below_k ~ " row(s) have " ~ count_column ~ " below k=" ~ k ~ " or NULL, NaN or infinite") }}
-  {%- endif -%}
-  {%- if facts.null_unit == 'error' and facts.events_null_unit > 0 -%}
-    {{ return(facts.events_null_unit ~ " event(s) have a NULL privacy unit and null_unit='error'") }}
-  {%- endif -%}
+{#- The gate's named checks of a staged release, in order: [(name, why it fails or '')]. Each
+    reason gives counts only, never cells. The first failing check refuses the release; its name
+    is in the error and in kanon_audit_releases.failed_check.
+      min_count           every published row has a finite count of at least k
+      null_unit           no event without a person, when null_unit='error'
+      suppression_budget  at most max_suppression of the people suppressed, when set -#}
+{% macro _release_checks(facts, max_suppression, count_column, k) %}
+  {%- set checks = [] -%}
+  {%- do checks.append(('min_count', (facts.below_k ~ " row(s) have " ~ count_column ~ " below k=" ~ k
+      ~ " or NULL, NaN or infinite") if facts.below_k > 0 else '')) -%}
+  {%- do checks.append(('null_unit', (facts.events_null_unit ~ " event(s) have a NULL privacy unit and null_unit='error'")
+      if facts.null_unit == 'error' and facts.events_null_unit > 0 else '')) -%}
   {%- if max_suppression is not none -%}
     {%- if facts.people_in is none -%}
       {{ exceptions.raise_compiler_error("kanon: " ~ model.unique_id ~ ": max_suppression needs a kanon.release_counts model "
           ~ "(a hand-written aggregate does not say how many people it left out); remove it from the config") }}
     {%- endif -%}
-    {%- if facts.people_in > 0 and facts.people_suppressed / facts.people_in > max_suppression -%}
-      {{ return(facts.people_suppressed ~ " of " ~ facts.people_in ~ " people ("
-          ~ ((100.0 * facts.people_suppressed / facts.people_in) | round(1)) ~ " %) were suppressed, more than max_suppression="
-          ~ max_suppression) }}
-    {%- endif -%}
+    {%- set over = facts.people_in > 0 and facts.people_suppressed / facts.people_in > max_suppression -%}
+    {%- do checks.append(('suppression_budget', (facts.people_suppressed ~ " of " ~ facts.people_in ~ " people ("
+        ~ ((100.0 * facts.people_suppressed / facts.people_in) | round(1)) ~ " %) were suppressed, more than max_suppression="
+        ~ max_suppression) if over else '')) -%}
   {%- endif -%}
-  {{ return('') }}
+  {{ return(checks) }}
+{% endmacro %}
+
+{#- The first failing check, as (name, reason), or none when the release may be published. -#}
+{% macro _release_failed_check(checks) %}
+  {%- for name, reason in checks if reason -%}
+    {{ return((name, reason)) }}
+  {%- endfor -%}
+  {{ return(none) }}
 {% endmacro %}
 
 {#- Warnings about a release that will be published: nothing at all, events without a person,

@@ -8,10 +8,12 @@
        named so that it can be no relation of the user's; the model's sql_header applies). A
        release_counts model's SQL carries the audit too, marked by _kanon_row; a hand-written
        one is the published rows themselves,
-    2. reads the release's facts from the staging table in one query and refuses (records a
-       REFUSED release, commits that record, fails, publishes nothing) when a row to publish
-       has a count below k, NULL, NaN or infinite, when null_unit='error' found events without a
-       person, or when more than max_suppression of the people were suppressed,
+    2. reads the release's facts from the staging table in one query and runs the gate's named
+       checks on them (_release_checks): min_count (a row to publish has a count below k, NULL,
+       NaN or infinite), null_unit (null_unit='error' found events without a person),
+       suppression_budget (more than max_suppression of the people were suppressed). The first
+       failing check refuses: a REFUSED release naming it is recorded and committed, the run
+       fails, nothing is published,
     3. builds the new release from the staging table (contracts apply here) and appends the
        cell decisions to the audit trail,
     4. swaps the new release in, drops the old one (dbt drops its backup after the commit, where
@@ -89,15 +91,15 @@
 
   -- 2. check: nothing below k is published, and the release is one the config accepts
   {%- set facts = kanon._release_facts(staging_relation, staged, count_column, k, long_form) -%}
-  {%- set reason = kanon._release_refusal(facts, max_suppression, count_column, k) -%}
-  {%- if reason -%}
+  {%- set failed = kanon._release_failed_check(kanon._release_checks(facts, max_suppression, count_column, k)) -%}
+  {%- if failed is not none -%}
     {% call statement('kanon_refused') -%}
       drop table {{ staging_relation }};
-      {{ kanon._audit_insert_refused(audit_releases, release, reason) }}
+      {{ kanon._audit_insert_refused(audit_releases, release, failed[0], failed[1]) }}
     {%- endcall %}
     {{ adapter.commit() }}
     {{ exceptions.raise_compiler_error(
-        "kanon: refused to publish " ~ model.unique_id ~ ": " ~ reason
+        "kanon: refused to publish " ~ model.unique_id ~ " (check " ~ failed[0] ~ "): " ~ failed[1]
         ~ ". Nothing was published; the previous release of " ~ target_relation ~ " is unchanged.") }}
   {%- endif -%}
   {%- do kanon._warn_release_facts(facts, staging_relation, long_form) -%}
