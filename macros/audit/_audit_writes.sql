@@ -3,12 +3,10 @@
   is append-only), guarded so that re-running the same invocation never duplicates a release.
 -#}
 
-{#- release_counts stamps its policy fingerprint into the SQL (it covers k, the count column and
-    max_suppression too); a hand-written model's policy is its SQL and its gate's config. -#}
-{% macro _sql_policy_fingerprint(sql, k, count_column, max_suppression) %}
-  {%- set found = modules.re.search('kanon_policy_fingerprint: ([0-9a-f]+)', sql) -%}
-  {{ return(found.group(1) if found else local_md5(
-      'k=' ~ k ~ '\ncount_column=' ~ count_column ~ '\nmax_suppression=' ~ max_suppression ~ '\n' ~ sql)) }}
+{#- A hand-written model's policy is its SQL and its gate's config. (A release_counts release
+    carries its fingerprint in its long form, as its 'policy' row.) -#}
+{% macro _hand_written_policy_fingerprint(sql, k, count_column, max_suppression) %}
+  {{ return(local_md5('k=' ~ k ~ '\ncount_column=' ~ count_column ~ '\nmax_suppression=' ~ max_suppression ~ '\n' ~ sql)) }}
 {% endmacro %}
 
 {#- released_at is the warehouse's clock when the summary row is written (after the swap, in the

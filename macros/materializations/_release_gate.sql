@@ -52,7 +52,8 @@
       max(case when {{ kanon._long_form_is('people_in') }} then _kanon_people end),
       max(case when {{ kanon._long_form_is('null_unit') }} then _kanon_people end),
       max(case when {{ kanon._long_form_is('null_unit') }} then _kanon_decision end),
-      max(case when {{ kanon._long_form_is('null_unit') }} then _kanon_cell_labels end)
+      max(case when {{ kanon._long_form_is('null_unit') }} then _kanon_cell_labels end),
+      max(case when {{ kanon._long_form_is('policy') }} then _kanon_cell_labels end)
       {%- endif %}
     from {{ staging }}
   {%- endset -%}
@@ -65,6 +66,7 @@
       'events_null_unit': (row[4] | int) if long_form and row[4] is not none else 0,
       'null_unit': row[5] if long_form else none,
       'privacy_unit': row[6] if long_form else none,
+      'policy_fingerprint': row[7] if long_form else none,
   }) }}
 {% endmacro %}
 

@@ -59,7 +59,6 @@
       'report_unique_id': model.unique_id,
       'k': k,
       'count_column': count_column,
-      'policy_fingerprint': kanon._sql_policy_fingerprint(sql, k, count_column, max_suppression),
   } -%}
 
   -- drop dbt's own intermediate and backup relations if a crashed run left them
@@ -91,6 +90,8 @@
 
   -- 2. check: nothing below k is published, and the release is one the config accepts
   {%- set facts = kanon._release_facts(staging_relation, staged, count_column, k, long_form) -%}
+  {%- do release.update({'policy_fingerprint': facts.policy_fingerprint if long_form
+      else kanon._hand_written_policy_fingerprint(sql, k, count_column, max_suppression)}) -%}
   {%- set failed = kanon._release_failed_check(kanon._release_checks(facts, max_suppression, count_column, k)) -%}
   {%- if failed is not none -%}
     {% call statement('kanon_refused') -%}

@@ -13,9 +13,11 @@
     null_unit   _kanon_people: events whose privacy unit is NULL; _kanon_decision: null_unit;
                 _kanon_cell_labels: the privacy unit's column
     people_in   _kanon_people: distinct people going in (only with max_suppression)
+    policy      _kanon_cell_labels: the policy fingerprint (one constant row), read by the
+                materialization with the gate's facts and recorded with the release
 -#}
 {% macro _long_form_kinds() %}
-  {{ return(['release', 'cell', 'suppressed', 'missing', 'null_unit', 'people_in']) }}
+  {{ return(['release', 'cell', 'suppressed', 'missing', 'null_unit', 'people_in', 'policy']) }}
 {% endmacro %}
 
 {#- The column marking a row's kind; its presence tells a release_counts model from a hand-written one. -#}

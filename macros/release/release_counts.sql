@@ -55,9 +55,6 @@
   {%- set string = dbt.type_string() -%}
   {%- set people = 'count(*)' if plan.count_rows else 'count(distinct _k_pu)' -%}
   {%- set last = plan.steps | length -%}
-{%- if audit %}
-/* kanon_policy_fingerprint: {{ kanon._policy_fingerprint(plan, config.get('max_suppression')) }} */
-{%- endif %}
 with
 {{ kanon._release_ctes(plan, with_fates=audit, with_remainder=(remainder or audit), fate_json=audit) }}
 select
@@ -140,6 +137,13 @@ select
       'people': ('0' if plan.count_rows else '(select count(*) from ' ~ plan.relation ~ ' where ' ~ q(plan.privacy_unit) ~ ' is null)'),
       'decision': "'" ~ plan.null_unit ~ "'",
       'cell_labels': "'" ~ ((plan.privacy_unit or '') | replace("'", "''")) ~ "'"}) }}
+union all
+{# ... and the policy the release was made under ... #}
+select
+  {{ kanon._long_form_tag('policy') }},
+  {{- kanon._release_null_columns(plan) }}
+  {{- kanon._release_audit_columns({
+      'cell_labels': "'" ~ kanon._policy_fingerprint(plan, config.get('max_suppression')) ~ "'"}) }}
 {%- if config.get('max_suppression') is not none %}
 union all
 {# ... and, for max_suppression, how many people went in. #}
