@@ -51,7 +51,7 @@
 
 {#- The cell rows of a release: one per finest cell (release_counts), or one per published row of
     a hand-written aggregate, each a cell released as it is. -#}
-{% macro _audit_insert_cells(audit_cells, audit_releases, staging, release, long_form, count_column, published_names) %}
+{% macro _audit_insert_cells(audit_cells, audit_releases, staging, release, long_form, count_name, published_names) %}
   {%- if long_form %}
   insert into {{ audit_cells }} {{ kanon._audit_columns('cells') }}
   select
@@ -62,9 +62,9 @@
   from {{ staging }}
   where {{ kanon._long_form_is('cell') }} and {{ kanon._audit_not_yet_recorded(audit_releases, release) }}
   {%- else %}
-  {%- set count = kanon._quote(kanon._release_count_column(adapter.get_columns_in_relation(staging), count_column)) -%}
+  {%- set count = kanon._quote(count_name) -%}
   {%- set labels = [] -%}
-  {%- for name in published_names if kanon._quote(name) != count -%}
+  {%- for name in published_names if name != count_name -%}
     {%- do labels.append((name, kanon._quote(name), true)) -%}
   {%- endfor %}
   insert into {{ audit_cells }} {{ kanon._audit_columns('cells') }}
@@ -77,35 +77,26 @@
   {%- endif %}
 {% endmacro %}
 
-{#- The summary row of a published release, from the staging table's audit rows and the facts
-    the gate read (people in, events without a person). -#}
-{% macro _audit_insert_release(audit_releases, staging, release, long_form, facts) %}
+{#- The summary row of a published release: literals from the facts the gate read in its one
+    scan of the staging table (no second scan). -#}
+{% macro _audit_insert_release(audit_releases, release, facts) %}
   {%- set bigint = dbt.type_bigint() -%}
   insert into {{ audit_releases }} {{ kanon._audit_columns('releases') }}
   select
     {{ kanon._audit_release_literals(release) }},
     '{{ release.count_column | replace("'", "''") }}',
-    'RELEASED', cast(null as {{ dbt.type_string() }}),
-    cells_in, cells_passed, cells_generalized, cells_suppressed, rows_released, people_suppressed,
-    case when cells_in > 0 then cast(cells_suppressed as {{ dbt.type_numeric() }}) / cells_in else 0 end,
+    'RELEASED', cast(null as {{ dbt.type_string() }})
+    {%- for fact in ['cells_in', 'cells_passed', 'cells_generalized', 'cells_suppressed', 'rows_published', 'people_suppressed'] %},
+    cast({{ facts[fact] }} as {{ bigint }})
+    {%- endfor %},
+    {%- if facts.cells_in > 0 %}
+    cast({{ facts.cells_suppressed }} as {{ dbt.type_numeric() }}) / {{ facts.cells_in }},
+    {%- else %}
+    cast(0 as {{ dbt.type_numeric() }}),
+    {%- endif %}
     cast({{ facts.people_in if facts.people_in is not none else 'null' }} as {{ bigint }}),
     cast({{ facts.events_null_unit }} as {{ bigint }}),
     cast(null as {{ dbt.type_string() }})
-  from (
-    select
-    {%- if long_form %}
-      coalesce(sum(case when {{ kanon._long_form_is('cell') }} then 1 else 0 end), 0) as cells_in,
-      coalesce(sum(case when _kanon_decision = 'PASS' then 1 else 0 end), 0) as cells_passed,
-      coalesce(sum(case when _kanon_decision = 'GENERALIZE' then 1 else 0 end), 0) as cells_generalized,
-      coalesce(sum(case when {{ kanon._long_form_is('cell') }} and _kanon_decision = 'SUPPRESS' then 1 else 0 end), 0) as cells_suppressed,
-      coalesce(sum(case when {{ kanon._long_form_is('release') }} then 1 else 0 end), 0) as rows_released,
-      {{ facts.people_suppressed }} as people_suppressed
-    {%- else %}
-      count(*) as cells_in, count(*) as cells_passed, 0 as cells_generalized, 0 as cells_suppressed,
-      count(*) as rows_released, 0 as people_suppressed
-    {%- endif %}
-    from {{ staging }}
-  ) as counts
   where {{ kanon._audit_not_yet_recorded(audit_releases, release) }}
 {% endmacro %}
 

@@ -35,12 +35,14 @@
   {{ return(ns.found.name) }}
 {% endmacro %}
 
-{#- What the gate needs to know about a staged release, in one scan of the staging table:
-    published rows, those below k (or NULL, NaN, infinite: a count must be a finite number of at
-    least k; NaN compares above every number, hence the upper bound), and from a release_counts
-    long form the people suppressed and in, and the events without a person. -#}
+{#- What the gate and the release's summary row need to know about a staged release, in one scan
+    of the staging table: published rows, those below k (or NULL, NaN, infinite: a count must be
+    a finite number of at least k; NaN compares above every number, hence the upper bound), and
+    from a release_counts long form the cells by decision, the people suppressed and in, the
+    events without a person and the policy fingerprint. Also the count column as resolved. -#}
 {% macro _release_facts(staging, staged, count_column, k, long_form) %}
-  {%- set count = kanon._quote(kanon._release_count_column(staged, count_column)) -%}
+  {%- set count_name = kanon._release_count_column(staged, count_column) -%}
+  {%- set count = kanon._quote(count_name) -%}
   {%- set published = kanon._long_form_is('release') if long_form else '1 = 1' -%}
   {%- set facts_sql -%}
     select
@@ -53,13 +55,24 @@
       max(case when {{ kanon._long_form_is('null_unit') }} then _kanon_people end),
       max(case when {{ kanon._long_form_is('null_unit') }} then _kanon_decision end),
       max(case when {{ kanon._long_form_is('null_unit') }} then _kanon_cell_labels end),
-      max(case when {{ kanon._long_form_is('policy') }} then _kanon_cell_labels end)
+      max(case when {{ kanon._long_form_is('policy') }} then _kanon_cell_labels end),
+      {%- for decision in ['PASS', 'GENERALIZE', 'SUPPRESS'] %}
+      coalesce(sum(case when {{ kanon._long_form_is('cell') }} and _kanon_decision = '{{ decision }}' then 1 else 0 end), 0),
+      {%- endfor %}
+      coalesce(sum(case when {{ kanon._long_form_is('cell') }} then 1 else 0 end), 0)
       {%- endif %}
     from {{ staging }}
   {%- endset -%}
   {%- set row = run_query(facts_sql).rows[0] -%}
+  {#- a hand-written aggregate's published rows are its cells, each released as it is -#}
+  {%- set published = row[0] | int -%}
   {{ return({
-      'rows_published': row[0] | int,
+      'count_column': count_name,
+      'rows_published': published,
+      'cells_passed': (row[8] | int) if long_form else published,
+      'cells_generalized': (row[9] | int) if long_form else 0,
+      'cells_suppressed': (row[10] | int) if long_form else 0,
+      'cells_in': (row[11] | int) if long_form else published,
       'below_k': row[1] | int,
       'people_suppressed': (row[2] | int) if long_form and row[2] is not none else 0,
       'people_in': (row[3] | int) if long_form and row[3] is not none else none,

@@ -110,7 +110,7 @@
     {{ get_create_table_as_sql(False, intermediate_relation,
         'select ' ~ kanon._quote_list(published_names) ~ ' from ' ~ staging_relation ~ ' ' ~ published_filter) }}
   {%- endcall %}
-  {%- do kanon._audit_append(kanon._audit_insert_cells(audit_cells, audit_releases, staging_relation, release, long_form, count_column, published_names)) -%}
+  {%- do kanon._audit_append(kanon._audit_insert_cells(audit_cells, audit_releases, staging_relation, release, long_form, facts.count_column, published_names)) -%}
 
   -- 4. swap, drop the old release, index the new one
   {% if existing_relation is not none %}
@@ -123,7 +123,7 @@
 
   -- 5. the release's summary row, post-hooks, grants, clean-up; then one commit
   {% call statement('kanon_audit_release') -%}
-    {{ kanon._audit_insert_release(audit_releases, staging_relation, release, long_form, facts) }}
+    {{ kanon._audit_insert_release(audit_releases, release, facts) }}
   {%- endcall %}
 
   {{ run_hooks(post_hooks, inside_transaction=True) }}

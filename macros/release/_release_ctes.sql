@@ -427,7 +427,7 @@
     contributors dominate it, see _release_dominance): per-person sums of the dominance value,
     ranked within the group, in a second aggregate joined on the keys. -#}
 {% macro _release_count_groups(plan, source, keys) %}
-  {%- set people = 'count(*)' if plan.count_rows else 'count(distinct _k_pu)' -%}
+  {%- set people = kanon._release_people(plan) -%}
   {%- set dom = plan.dominance -%}
     select
       {%- if dom %}
@@ -479,6 +479,11 @@
       on
       {{ kanon._release_keys_equal(keys, '_k_a', '_k_d') }}
     {%- endif %}
+{%- endmacro %}
+
+{#- How a group's people are counted: distinct privacy units, or rows under count_rows. -#}
+{% macro _release_people(plan) -%}
+  {{ return('count(*)' if plan.count_rows else 'count(distinct _k_pu)') }}
 {%- endmacro %}
 
 {#- Whether a group is thin (not releasable): fewer than k people, or dominated under a

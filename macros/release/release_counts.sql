@@ -53,7 +53,7 @@
   {%- do kanon._release_check_inputs(plan, warn_missing and not audit, not audit) -%}
   {%- set q = kanon._quote -%}
   {%- set string = dbt.type_string() -%}
-  {%- set people = 'count(*)' if plan.count_rows else 'count(distinct _k_pu)' -%}
+  {%- set people = kanon._release_people(plan) -%}
   {%- set last = plan.steps | length -%}
 with
 {{ kanon._release_ctes(plan, with_fates=audit, with_remainder=(remainder or audit), fate_json=audit) }}

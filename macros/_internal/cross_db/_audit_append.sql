@@ -1,5 +1,5 @@
 {#-
-  Runs the audit inserts of a release (SQL from _audit_insert_release). On DuckDB the millions of
+  Runs the cell inserts of a release (SQL from _audit_insert_cells). On DuckDB the millions of
   cell rows are appended without preserving their insertion order, which lets both threads write
   row groups (about 12% faster at 2.75M rows); the audit trail has no row order to keep. The
   session's own setting is restored afterwards; if the insert fails, the release fails with it

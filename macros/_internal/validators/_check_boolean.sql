@@ -3,7 +3,7 @@
 {% macro _check_boolean(value, argument, who) %}
   {%- if value is not boolean -%}
     {{ exceptions.raise_compiler_error(who ~ ": " ~ argument ~ " must be true or false, got "
-        ~ (("the text '" ~ value ~ "'") if value is string else (value | string))
+        ~ kanon._describe_value(value)
         ~ (". A var arrives as text: write " ~ argument ~ "=(var('...') | as_bool)" if value is string else '')) }}
   {%- endif -%}
   {{ return(value) }}

@@ -3,7 +3,7 @@
   {%- if value is boolean or value is not integer -%}
     {{ exceptions.raise_compiler_error(who ~ ": " ~ argument ~ " must be a whole number"
         ~ (" >= " ~ minimum if minimum is not none else '') ~ ", got "
-        ~ (("the text '" ~ value ~ "'") if value is string else (value | string))) }}
+        ~ kanon._describe_value(value)) }}
   {%- endif -%}
   {%- if minimum is not none and value < minimum -%}
     {{ exceptions.raise_compiler_error(who ~ ": " ~ argument ~ " must be a whole number >= " ~ minimum ~ ", got " ~ value) }}
