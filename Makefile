@@ -29,6 +29,8 @@ test: lint
 # sqlfluff's dbt templater compiles every model, and kanon's release macros read the columns of
 # the seeds they use when they compile: so the seeds are loaded into a scratch DuckDB file first.
 LINT_ENV := KANON_DUCKDB_PATH=$(CURDIR)/target/lint.duckdb
+BENCH_LINT := $(CURDIR)/target/lint_bench
+BENCH_LINT_ENV := KANON_DUCKDB_PATH=$(BENCH_LINT)/bench.duckdb KANON_SCHEMA=main
 lint: $(STAMP)
 	mkdir -p target
 	$(LINT_ENV) $(BIN)/dbt seed --quiet
@@ -37,6 +39,22 @@ lint: $(STAMP)
 	$(LINT_ENV) $(BIN)/dbt compile --quiet --target-path $(CURDIR)/target/lint
 	cd integration_tests && $(LINT_ENV) KANON_SCHEMA=lint_it ../$(BIN)/dbt deps --quiet \
 	  && $(LINT_ENV) KANON_SCHEMA=lint_it ../$(BIN)/dbt build --quiet --target-path $(CURDIR)/target/lint
+	@# the benchmark's models (python_helpers/kanon_tools/bench_project): compiled like the integration
+	@# tests, since kanon's release macros read the columns of their events when they compile. So they
+	@# are built, offline, against a tiny generated dataset (both generator profiles) in a scratch
+	@# DuckDB file, from a copy of the project whose packages.yml names this checkout (a committed
+	@# packages.yml cannot hold its absolute path; bench.write_project writes the copy `make bench` uses
+	@# too). The copy's models are then linted as written, with the dbt templater and every rule of
+	@# .sqlfluff, and their compiled SQL with the rest below.
+	rm -rf $(BENCH_LINT) && mkdir -p $(BENCH_LINT)
+	$(BIN)/python -m kanon_tools generate --quiet --events 2000 --duckdb $(BENCH_LINT)/bench.duckdb --table events
+	$(BIN)/python -m kanon_tools generate --quiet --events 2000 --profile thinner \
+	  --duckdb $(BENCH_LINT)/bench.duckdb --table events_thinner
+	$(BIN)/python -c 'import sys, pathlib, kanon_tools.bench as b; b.write_project(pathlib.Path(sys.argv[1]))' \
+	  $(BENCH_LINT)/project
+	cd $(BENCH_LINT)/project && $(BENCH_LINT_ENV) $(CURDIR)/$(BIN)/dbt deps --quiet \
+	  && $(BENCH_LINT_ENV) $(CURDIR)/$(BIN)/dbt build --quiet --target-path $(CURDIR)/target/lint \
+	  && $(BENCH_LINT_ENV) $(CURDIR)/$(BIN)/sqlfluff lint models
 	$(BIN)/sqlfluff lint --config .sqlfluff-compiled target/lint/compiled
 	$(BIN)/ruff check python_helpers tests
 	$(BIN)/mypy

@@ -9,11 +9,8 @@ anywhere else.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import shutil
-import subprocess
-import sys
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -21,11 +18,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+# DBT and DbtResult are re-exported: test modules import them from here
+from kanon_tools.dbt_runner import DBT as DBT
+from kanon_tools.dbt_runner import DbtResult as DbtResult
+from kanon_tools.dbt_runner import DbtRunner
 from kanon_tools.warehouse import Target, postgres_params
 
 ROOT = Path(__file__).resolve().parents[1]
 INTEGRATION = ROOT / "integration_tests"
-DBT = str(Path(sys.executable).parent / "dbt")
 IN_CI = os.environ.get("CI", "").lower() == "true"
 WAREHOUSES = ("duckdb", "postgres")
 
@@ -117,21 +118,6 @@ def _pg_literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-@dataclass
-class DbtResult:
-    returncode: int
-    output: str
-    results: dict[str, dict[str, Any]]
-    invocation_id: str | None = None
-
-    @property
-    def ok(self) -> bool:
-        return self.returncode == 0
-
-    def status(self, name: str) -> str:
-        return str(self.results[name]["status"])
-
-
 class DbtProject:
     """A dbt project driven through the CLI with its own target and log folders."""
 
@@ -141,25 +127,17 @@ class DbtProject:
         self.state_dir = warehouse.workdir / f"{project_dir.name}-{warehouse.kind}"
         self.state_dir.mkdir(parents=True, exist_ok=True)
 
+    def runner(self) -> DbtRunner:
+        # made per invocation: the warehouse's environment is read when dbt runs, as before
+        return DbtRunner(self.project_dir, env=self.warehouse.env(), target_path=self.state_dir / "target",
+                         log_path=self.state_dir / "logs")
+
     def run(self, *args: str, expect_ok: bool | None = True) -> DbtResult:
-        cmd = [DBT, *args, "--project-dir", str(self.project_dir)]
-        env = self.warehouse.env()
-        env.update(DBT_TARGET_PATH=str(self.state_dir / "target"), DBT_LOG_PATH=str(self.state_dir / "logs"))
-        proc = subprocess.run(
-            cmd,
-            cwd=self.project_dir,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            timeout=900,
-        )
-        results, invocation_id = self._run_results()
-        result = DbtResult(proc.returncode, proc.stdout, results, invocation_id)
+        result = self.runner().run(*args)
         if expect_ok is True and not result.ok:
-            raise AssertionError(f"dbt {' '.join(args)} failed:\n{proc.stdout[-6000:]}")
+            raise AssertionError(f"dbt {' '.join(args)} failed:\n{result.output[-6000:]}")
         if expect_ok is False and result.ok:
-            raise AssertionError(f"dbt {' '.join(args)} unexpectedly succeeded:\n{proc.stdout[-3000:]}")
+            raise AssertionError(f"dbt {' '.join(args)} unexpectedly succeeded:\n{result.output[-3000:]}")
         return result
 
     def compiled_test_sql(self, test_name: str) -> str:
@@ -167,20 +145,6 @@ class DbtProject:
         found = list((self.state_dir / "target" / "compiled").rglob(f"{test_name}.sql"))
         assert len(found) == 1, f"compiled SQL for {test_name}: {found}"
         return found[0].read_text()
-
-    def _run_results(self) -> tuple[dict[str, dict[str, Any]], str | None]:
-        path = self.state_dir / "target" / "run_results.json"
-        if not path.exists():
-            return {}, None
-        data = json.loads(path.read_text())
-        path.unlink()  # a later failing invocation must not be read as this one's results
-        out: dict[str, dict[str, Any]] = {}
-        for item in data["results"]:
-            # unique ids are <type>.<package>.<name>[.<hash>]; tests are looked up by name
-            name = item["unique_id"].split(".")[2]
-            out[name] = item
-            out[item["unique_id"]] = item
-        return out, data["metadata"]["invocation_id"]
 
 
 @pytest.fixture(scope="session", params=WAREHOUSES)

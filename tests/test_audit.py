@@ -11,6 +11,7 @@ import uuid
 from typing import Any
 
 import pytest
+from cell_fates import cell_fates
 from conftest import DBT, INTEGRATION, ROOT, DbtProject, Warehouse, require_postgres
 from kanon_tools import oracle
 
@@ -61,23 +62,25 @@ def _oracle_decisions(wh: Warehouse) -> dict[tuple[str, ...], tuple[object, ...]
     return {cell: (len(people[cell]), *outcome) for cell, outcome in expected.items()}
 
 
-def _audited_decisions(wh: Warehouse, invocation: str) -> dict[tuple[str, ...], tuple[object, ...]]:
-    rows = wh.query(
-        "select cell_labels, people, decision, ladder_step, released_labels, released_levels, released_people "
-        f"from {wh.relation('kanon_audit_cells', AUDIT)} "
-        f"where invocation_id = '{invocation}' and report_unique_id = 'model.kanon.{MART}'"
-    )
+def _audited_decisions(
+    project: DbtProject, wh: Warehouse, invocation: str,
+) -> dict[tuple[str, ...], tuple[object, ...]]:
+    """Every finest cell's fate in one release, derived from the trail by kanon.audit_cell_fates;
+    the cells (and their people) are the events' own, as the oracle's."""
+    raw = wh.relation("circulation_events", "example_raw")
+    fates = cell_fates(project, MART, f"select branch, age_band, title, count(distinct patron_token) as people "
+                                      f"from {raw} group by branch, age_band, title", invocation)
     out: dict[tuple[str, ...], tuple[object, ...]] = {}
-    for labels, people, decision, step, released_labels, released_levels, released_people in rows:
-        cell = tuple(json.loads(str(labels))[d] for d in DIMS)
+    for fate in fates:
+        cell = tuple(json.loads(str(fate["cell_labels"]))[d] for d in DIMS)
         assert cell not in out, f"cell {cell} audited twice in one release"
-        rl = json.loads(str(released_labels)) if released_labels else None
-        lv = json.loads(str(released_levels)) if released_levels else None
+        rl = json.loads(str(fate["released_labels"])) if fate["released_labels"] else None
+        lv = json.loads(str(fate["released_levels"])) if fate["released_levels"] else None
         out[cell] = (
-            people, decision, step,
+            fate["people"], fate["decision"], fate["ladder_step"],
             tuple(rl[d] for d in DIMS) if rl else None,
             tuple(lv[d] for d in DIMS) if lv else None,
-            released_people,
+            fate["released_people"],
         )
     return out
 
@@ -85,7 +88,7 @@ def _audited_decisions(wh: Warehouse, invocation: str) -> dict[tuple[str, ...], 
 def test_every_release_has_a_summary_row_and_the_exact_decisions(
     flagship: tuple[DbtProject, Warehouse, list[str]],
 ) -> None:
-    _, wh, invocations = flagship
+    project, wh, invocations = flagship
     summaries = wh.query(
         "select invocation_id, status, cells_in, cells_passed, cells_generalized, cells_suppressed, rows_released, "
         f"count_column from {wh.relation('kanon_audit_releases', AUDIT)} where report = '{MART}' order by released_at"
@@ -96,7 +99,7 @@ def test_every_release_has_a_summary_row_and_the_exact_decisions(
 
     expected = _oracle_decisions(wh)
     for invocation, _, cells_in, passed, generalized, suppressed, rows_released, count_column in summaries:
-        audited = _audited_decisions(wh, str(invocation))
+        audited = _audited_decisions(project, wh, str(invocation))
         assert audited == expected
         decisions = [d[1] for d in audited.values()]
         assert (cells_in, passed, generalized, suppressed) == (
@@ -120,7 +123,8 @@ def test_audit_lives_in_its_own_schema_and_nothing_else_is_left(
         (f"{wh.schema}_example_raw", "hierarchy_age_band"),
         (f"{wh.schema}_example_raw", "hierarchy_branch"),
         (f"{wh.schema}_example_raw", "hierarchy_title"),
-        (f"{wh.schema}_{AUDIT}", "kanon_audit_cells"),
+        (f"{wh.schema}_{AUDIT}", "kanon_audit_groups"),
+        (f"{wh.schema}_{AUDIT}", "kanon_audit_hierarchies"),
         (f"{wh.schema}_{AUDIT}", "kanon_audit_releases"),
     }
 
@@ -128,21 +132,31 @@ def test_audit_lives_in_its_own_schema_and_nothing_else_is_left(
 def test_analyses_read_the_latest_release_and_the_rate_history(
     flagship: tuple[DbtProject, Warehouse, list[str]],
 ) -> None:
-    """The shipped analyses run on the trail: cells are found through their release's key."""
+    """The shipped analyses run on the trail: cell fates are replayed for the latest release."""
     project, wh, invocations = flagship
-    project.run("compile", "--select", "kanon_latest_decisions", "kanon_suppression_rate_over_time")
-    latest = wh.query(project.compiled_test_sql("kanon_latest_decisions"))
-    (cells_in, released_at) = wh.query(
-        f"select cells_in, released_at from {wh.relation('kanon_audit_releases', AUDIT)} "
+    raw = wh.relation("circulation_events", "example_raw")
+    cells = f"select distinct branch, age_band, title from {raw}"
+    project.run("compile", "--select", "kanon_cell_fates", "kanon_suppression_rate_over_time",
+                "--vars", json.dumps({"kanon_fates_report": MART, "kanon_fates_cells": cells}))
+    latest = wh.query(project.compiled_test_sql("kanon_cell_fates"))
+    (cells_in,) = wh.query(
+        f"select cells_in from {wh.relation('kanon_audit_releases', AUDIT)} "
         f"where invocation_id = '{invocations[-1]}'"
     )[0]
     assert len(latest) == cells_in > 0
-    assert {(row[0], str(row[1])) for row in latest} == {(MART, str(released_at))}
+    assert {row[4] for row in latest} <= {"PASS", "GENERALIZE", "SUPPRESS"}  # every cell was in the release
     expected = _oracle_decisions(wh)
-    assert sorted(tuple(json.loads(str(row[2]))[d] for d in DIMS) for row in latest) == sorted(expected)
+    assert sorted(tuple(json.loads(str(row[3]))[d] for d in DIMS) for row in latest) == sorted(expected)
     history = wh.query(project.compiled_test_sql("kanon_suppression_rate_over_time"))
     assert [row[0] for row in history] == [MART] * len(invocations)
     assert [row[-1] for row in history][1:] == [False] * (len(invocations) - 1)  # same policy throughout
+
+
+def test_a_cell_the_release_never_held_has_no_fate(flagship: tuple[DbtProject, Warehouse, list[str]]) -> None:
+    """A cell with no events in the release is not reported as suppressed: its decision is NULL."""
+    project, _, _ = flagship
+    (fate,) = cell_fates(project, MART, "select 'NOWHERE' as branch, '13-17' as age_band, 'No such title' as title")
+    assert (fate["decision"], fate["ladder_step"], fate["released_labels"]) == (None, None, None)
 
 
 def test_audit_cli_scans_the_mart_and_summarizes_the_trail(
@@ -168,32 +182,33 @@ def test_audit_cli_scans_the_mart_and_summarizes_the_trail(
     assert "WARNING" not in log.stdout  # same data, same policy: the rate did not move
 
 
-def test_a_trail_from_before_the_slim_cell_rows_keeps_working(warehouse_kind: str, make_warehouse: Any) -> None:
-    """A kanon_audit_cells made when every cell row repeated its release's columns: a release
-    still appends (those columns NULL in new rows), and the old rows stay as they were."""
+def test_a_trail_from_before_the_compact_groups_keeps_its_history(warehouse_kind: str, make_warehouse: Any) -> None:
+    """A trail made when releases wrote one row per finest cell (kanon_audit_cells) and before
+    the releases' kind and plan columns: a release adds the new tables and columns, and every
+    old row stays as it was."""
     wh = make_warehouse(warehouse_kind, "upgrade")
-    cells = wh.relation("kanon_audit_cells", AUDIT)
+    cells, releases = wh.relation("kanon_audit_cells", AUDIT), wh.relation("kanon_audit_releases", AUDIT)
     wh.execute(f"create schema if not exists {cells.rsplit('.', 1)[0]}")
     wh.execute(
-        f"create table {cells} (invocation_id varchar, released_at timestamp, report varchar, "
-        "report_unique_id varchar, k integer, policy_fingerprint varchar, cell_labels varchar, people bigint, "
+        f"create table {cells} (invocation_id varchar, report_unique_id varchar, cell_labels varchar, people bigint, "
         "decision varchar, ladder_step integer, released_labels varchar, released_levels varchar, "
         "released_people bigint)"
     )
-    wh.execute(f"insert into {cells} (invocation_id, released_at, report, report_unique_id, k, decision) "
-               "values ('before', cast('2026-01-01 00:00:00' as timestamp), 'old', 'model.x.old', 5, 'PASS')")
-    result = DbtProject(ROOT, wh).run("build")
-    (cells_in,) = wh.query(
-        f"select cells_in from {wh.relation('kanon_audit_releases', AUDIT)} "
-        f"where invocation_id = '{result.invocation_id}'"
-    )[0]
-    new_rows = wh.query(
-        f"select released_at, report, k, policy_fingerprint, decision from {cells} "
-        f"where invocation_id = '{result.invocation_id}' and report_unique_id = 'model.kanon.{MART}'"
+    wh.execute(f"insert into {cells} (invocation_id, report_unique_id, decision) "
+               "values ('before', 'model.x.old', 'PASS')")
+    wh.execute(
+        f"create table {releases} (invocation_id varchar, released_at timestamp, report varchar, "
+        "report_unique_id varchar, k integer, policy_fingerprint varchar, status varchar)"
     )
-    assert len(new_rows) == cells_in > 0
-    assert {row[:4] for row in new_rows} == {(None, None, None, None)}
-    assert wh.query(f"select report, k, decision from {cells} where invocation_id = 'before'") == [("old", 5, "PASS")]
+    wh.execute(f"insert into {releases} (invocation_id, released_at, report, report_unique_id, k, status) "
+               "values ('before', cast('2026-01-01 00:00:00' as timestamp), 'old', 'model.x.old', 5, 'RELEASED')")
+    result = DbtProject(ROOT, wh).run("build")
+    rows = wh.query(f"select invocation_id, report, k, status, release_kind from {releases} order by released_at")
+    assert rows == [("before", "old", 5, "RELEASED", None), (result.invocation_id, MART, 5, "RELEASED", "counts")]
+    assert wh.query(f"select invocation_id, decision from {cells}") == [("before", "PASS")]
+    (groups,) = wh.query(f"select count(*) from {wh.relation('kanon_audit_groups', AUDIT)} "
+                         f"where invocation_id = '{result.invocation_id}'")[0]
+    assert groups > 0
 
 
 def test_suppression_rate_jumps_are_flagged_with_their_cause() -> None:
@@ -232,7 +247,8 @@ def test_report_reader_sees_the_mart_and_nothing_else(make_warehouse: Any) -> No
             cur.execute(f"select count(*) from {wh.relation(MART, 'example')}")
             assert cur.fetchone()[0] > 0
             denied = [wh.relation("circulation_events", "example_raw"), wh.relation("hierarchy_title", "example_raw"),
-                      wh.relation("kanon_audit_cells", AUDIT), wh.relation("kanon_audit_releases", AUDIT)]
+                      wh.relation("kanon_audit_groups", AUDIT), wh.relation("kanon_audit_hierarchies", AUDIT),
+                      wh.relation("kanon_audit_releases", AUDIT)]
             for relation in denied:
                 with pytest.raises(psycopg2.errors.InsufficientPrivilege):
                     cur.execute(f"select count(*) from {relation}")
@@ -258,7 +274,7 @@ def _count(wh: Warehouse, table: str, where: str) -> int:
     return int(str(wh.query(f"select count(*) from {wh.relation(table, AUDIT)} where {where}")[0][0]))
 
 
-def test_refused_release_leaves_a_refused_row_and_no_cells(integration: tuple[DbtProject, Warehouse]) -> None:
+def test_refused_release_leaves_a_refused_row_and_no_groups(integration: tuple[DbtProject, Warehouse]) -> None:
     project, wh = integration
     result = project.run("run", "--select", "release_gate", "--vars", "{release_gate_min_people: 1}", expect_ok=False)
     invocation = result.invocation_id
@@ -267,7 +283,7 @@ def test_refused_release_leaves_a_refused_row_and_no_cells(integration: tuple[Db
         f"where invocation_id = '{invocation}'"
     )
     assert rows == [("REFUSED", "1 row(s) have people below k=2 or NULL, NaN or infinite", None)]
-    assert _count(wh, "kanon_audit_cells", f"invocation_id = '{invocation}'") == 0
+    assert _count(wh, "kanon_audit_groups", f"invocation_id = '{invocation}'") == 0
     leftovers = wh.query(
         "select table_name from information_schema.tables where table_name like '%kanon_staging%' "
         f"or (table_schema like '{wh.schema}%' and table_name like '%dbt_tmp%')"
@@ -325,7 +341,7 @@ def _kill_during_hook(project: DbtProject, wh: Warehouse, hook_var: str) -> None
 def _crash_state(wh: Warehouse) -> tuple[list[tuple[object, ...]], int, int]:
     mart = sorted(wh.query(f"select * from {wh.relation('release_crash')}"))
     return (mart, _count(wh, "kanon_audit_releases", "report = 'release_crash'"),
-            _count(wh, "kanon_audit_cells", "report_unique_id = 'model.kanon_integration_tests.release_crash'"))
+            _count(wh, "kanon_audit_groups", "report_unique_id = 'model.kanon_integration_tests.release_crash'"))
 
 
 def test_sigkill_inside_the_transaction_keeps_the_old_release_and_no_new_audit_rows(
@@ -348,14 +364,16 @@ def test_sigkill_after_the_commit_keeps_the_new_release_with_all_its_audit_rows(
     project, wh = integration
     before_mart, before_releases, before_cells = _crash_state(wh)
     _kill_during_hook(project, wh, "crash_hook_after_commit")
-    mart, releases, cells = _crash_state(wh)
+    mart, releases, groups = _crash_state(wh)
     assert mart != before_mart and all(int(str(row[-1])) >= 3 for row in mart)  # the k=3 release landed
     assert releases == before_releases + 1
-    (latest_cells,) = wh.query(
-        f"select cells_in from {wh.relation('kanon_audit_releases', AUDIT)} where report = 'release_crash' "
+    (latest,) = wh.query(
+        f"select invocation_id from {wh.relation('kanon_audit_releases', AUDIT)} where report = 'release_crash' "
         "order by released_at desc limit 1"
     )[0]
-    assert cells == before_cells + int(str(latest_cells))
+    # every published row is on the record as a released group of the new release
+    assert _count(wh, "kanon_audit_groups", f"invocation_id = '{latest}' and decision <> 'SUPPRESS'") == len(mart)
+    assert groups > before_cells
 
 
 @pytest.mark.parametrize(
@@ -377,11 +395,11 @@ def test_reset_refuses_a_retention_that_is_not_a_whole_number_of_days(
         "'RELEASED')"
     )
     wh.execute(
-        f"insert into {wh.relation('kanon_audit_cells', AUDIT)} (invocation_id, report_unique_id, cell_labels, "
+        f"insert into {wh.relation('kanon_audit_groups', AUDIT)} (invocation_id, report_unique_id, labels, "
         f"people, decision) values ('{invocation}', 'model.x.typed_report', '{{\"a\":\"1\"}}', 1, 'SUPPRESS')"
     )
     try:
-        before = (_count(wh, "kanon_audit_releases", "1 = 1"), _count(wh, "kanon_audit_cells", "1 = 1"))
+        before = (_count(wh, "kanon_audit_releases", "1 = 1"), _count(wh, "kanon_audit_groups", "1 = 1"))
         refused = project.run(
             "run-operation", "kanon_reset_audit", "--args",
             f"{{confirm: 'erase kanon audit history', older_than_days: {older_than_days}}}", expect_ok=False,
@@ -389,39 +407,48 @@ def test_reset_refuses_a_retention_that_is_not_a_whole_number_of_days(
         assert f"kanon_reset_audit: older_than_days must be a whole number >= 0, {shown}" in refused.output, (
             refused.output[-3000:]
         )
-        assert (_count(wh, "kanon_audit_releases", "1 = 1"), _count(wh, "kanon_audit_cells", "1 = 1")) == before
+        assert (_count(wh, "kanon_audit_releases", "1 = 1"), _count(wh, "kanon_audit_groups", "1 = 1")) == before
     finally:
-        for table in ("kanon_audit_cells", "kanon_audit_releases"):
+        for table in ("kanon_audit_groups", "kanon_audit_releases"):
             wh.execute(f"delete from {wh.relation(table, AUDIT)} where invocation_id = '{invocation}'")
 
 
 def test_reset_needs_explicit_confirmation(integration: tuple[DbtProject, Warehouse]) -> None:
     project, wh = integration
-    # an old published release with two cell rows; the cells know their age only through it
+    # an old published release with two group rows (they know their age only through it), and a
+    # hierarchy snapshot only it names; a recent release keeps the snapshot it names
     wh.execute(
         f"insert into {wh.relation('kanon_audit_releases', AUDIT)} (invocation_id, released_at, report, "
-        "report_unique_id, k, policy_fingerprint, count_column, status) values ('old-release', "
-        "cast('2025-01-01 00:00:00' as timestamp), 'old_report', 'model.x.old_report', 5, 'old', 'people', 'RELEASED')"
+        "report_unique_id, k, policy_fingerprint, count_column, status, release_plan) values ('old-release', "
+        "cast('2025-01-01 00:00:00' as timestamp), 'old_report', 'model.x.old_report', 5, 'old', 'people', 'RELEASED', "
+        "'{\"dimensions\": [{\"hierarchy\": \"old-hash\"}]}')"
     )
     wh.execute(
-        f"insert into {wh.relation('kanon_audit_cells', AUDIT)} (invocation_id, report_unique_id, cell_labels, "
+        f"insert into {wh.relation('kanon_audit_groups', AUDIT)} (invocation_id, report_unique_id, labels, "
         "people, decision) values ('old-release', 'model.x.old_report', '{\"a\":\"1\"}', 1, 'SUPPRESS'), "
         "('old-release', 'model.x.old_report', '{\"a\":\"2\"}', 2, 'SUPPRESS')"
     )
+    wh.execute(
+        f"insert into {wh.relation('kanon_audit_hierarchies', AUDIT)} (content_hash, leaf, level, label) "
+        "values ('old-hash', 'a', 1, '*')"
+    )
     total = _count(wh, "kanon_audit_releases", "1 = 1")
-    cells = _count(wh, "kanon_audit_cells", "1 = 1")
-    assert cells > 2
+    groups = _count(wh, "kanon_audit_groups", "1 = 1")
+    snapshots = _count(wh, "kanon_audit_hierarchies", "1 = 1")
+    assert groups > 2 and snapshots > 1
     refused = project.run("run-operation", "kanon_reset_audit", expect_ok=False)
     assert "needs explicit confirmation" in refused.output
     assert _count(wh, "kanon_audit_releases", "1 = 1") == total
     project.run("run-operation", "kanon_reset_audit", "--args",
                 "{confirm: 'erase kanon audit history', older_than_days: 30}")
     # retention: only the old release is older than 30 days (every other row, the replayed one
-    # included, is stamped by the warehouse's clock); of the cells, only the old release's two go
+    # included, is stamped by the warehouse's clock); of the groups, only the old release's two
+    # go, and of the snapshots only the one no remaining release names
     assert _count(wh, "kanon_audit_releases", "1 = 1") == total - 1
     assert _count(wh, "kanon_audit_releases", "report = 'old_report'") == 0
-    assert _count(wh, "kanon_audit_cells", "1 = 1") == cells - 2
-    assert _count(wh, "kanon_audit_cells", "invocation_id = 'old-release'") == 0
+    assert _count(wh, "kanon_audit_groups", "1 = 1") == groups - 2
+    assert _count(wh, "kanon_audit_groups", "invocation_id = 'old-release'") == 0
+    assert _count(wh, "kanon_audit_hierarchies", "1 = 1") == snapshots - 1
     project.run("run-operation", "kanon_reset_audit", "--args", "{confirm: 'erase kanon audit history'}")
-    assert _count(wh, "kanon_audit_releases", "1 = 1") == 0
-    assert _count(wh, "kanon_audit_cells", "1 = 1") == 0
+    for table in ("kanon_audit_releases", "kanon_audit_groups", "kanon_audit_hierarchies"):
+        assert _count(wh, table, "1 = 1") == 0

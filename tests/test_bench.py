@@ -26,6 +26,20 @@ def test_bench_smoke_run_writes_tables_and_plot(warehouse_kind: str, tmp_path: P
     report = out.read_text()
     assert f"## {warehouse_kind}, 20k events" in report
     assert "| release / floor | engine s | engine / floor |" in report
-    for row in ("| thin (branch x age_band x title) |", "| dense (branch x age_band x subject) |"):
-        assert row in report
+    assert "| trail rows / release | trail MB / release |" in report
+    rows = {}
+    for report_name, dims in (("thin", "title"), ("thinner", "title"), ("dense", "subject")):
+        line = next(line for line in report.splitlines()
+                    if line.startswith(f"| {report_name} (branch x age_band x {dims}) |"))
+        rows[report_name] = [cell.strip() for cell in line.strip("|").split("|")]
+    cells = {name: int(row[1].replace(",", "")) for name, row in rows.items()}
+    thin = {name: int(row[2].rstrip("%")) for name, row in rows.items()}
+    # the thinner profile's report: more finest cells than the default's, a larger share of them below k
+    assert cells["thinner"] > cells["thin"] > cells["dense"] > 0
+    assert thin["thinner"] > thin["thin"] > thin["dense"]
+    for row in rows.values():
+        # one release wrote the trail: its one summary row, and more about what it decided
+        assert "releases 1" in row[-2] and int(row[-2].split()[0].replace(",", "")) > 1, row
+        assert float(row[-1]) >= 0, row
+    assert "A nightly release for a year (x 365) adds to the audit trail: thin " in report
     assert plot.stat().st_size > 10_000 and plot.read_bytes()[:4] == b"\x89PNG"

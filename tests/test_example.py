@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import pytest
+from cell_fates import cell_fates
 from conftest import ROOT, DbtProject, Warehouse
 
 pytestmark = pytest.mark.dbt
@@ -55,27 +56,25 @@ def test_planted_thin_cells_never_appear_verbatim(example: tuple[DbtProject, War
         assert wh.query(f"select count(*) from {_mart(wh)} where title = '{literal}'") == [(0,)], title
 
 
-def _latest_cells(wh: Warehouse) -> list[tuple[object, ...]]:
-    cells = wh.relation("kanon_audit_cells", "kanon_audit")
-    releases = wh.relation("kanon_audit_releases", "kanon_audit")
-    return wh.query(
-        f"select cell_labels, people, decision, released_labels, released_levels, released_people from {cells} "
-        f"inner join (select invocation_id, report_unique_id from {releases} where report = '{MART}' "
-        "and status = 'RELEASED' order by released_at desc limit 1) as latest "
-        "using (invocation_id, report_unique_id)"
-    )
+def _latest_cells(project: DbtProject) -> list[tuple[object, ...]]:
+    """Every finest cell of the latest release, with its fate derived from the audit trail."""
+    raw = project.warehouse.relation("circulation_events", "example_raw")
+    fates = cell_fates(project, MART, f"select branch, age_band, title, count(distinct patron_token) as people "
+                                      f"from {raw} group by branch, age_band, title")
+    return [(f["cell_labels"], f["people"], f["decision"], f["released_labels"], f["released_levels"],
+             f["released_people"]) for f in fates]
 
 
 def test_released_rows_recount_from_raw_events(example: tuple[DbtProject, Warehouse]) -> None:
     """Recount, from the raw events, the distinct patrons behind every released row (the events of
     the finest cells the audit trail routes to that row): it equals the published count and is
     never below k. Every event belongs to exactly one audited cell."""
-    _, wh = example
+    project, wh = example
     events = wh.query(
         f"select patron_token, branch, age_band, title from {wh.relation('circulation_events', 'example_raw')}"
     )
     routes: dict[tuple[str, ...], tuple[object, ...] | None] = {}
-    for labels, _people, decision, released_labels, released_levels, _released in _latest_cells(wh):
+    for labels, _people, decision, released_labels, released_levels, _released in _latest_cells(project):
         cell = tuple(json.loads(str(labels)).values())
         assert cell not in routes
         if decision == "SUPPRESS":
@@ -100,9 +99,9 @@ def test_released_rows_recount_from_raw_events(example: tuple[DbtProject, Wareho
 
 
 def test_most_finest_cells_are_thin_and_all_three_decisions_occur(example: tuple[DbtProject, Warehouse]) -> None:
-    _, wh = example
+    project, _ = example
     decisions: dict[object, int] = {}
-    for _labels, _people, decision, *_ in _latest_cells(wh):
+    for _labels, _people, decision, *_ in _latest_cells(project):
         decisions[decision] = decisions.get(decision, 0) + 1
     assert set(decisions) == {"PASS", "GENERALIZE", "SUPPRESS"}
     assert decisions["GENERALIZE"] + decisions["SUPPRESS"] > decisions["PASS"]

@@ -285,6 +285,52 @@ def test_default_scaling() -> None:
         gen.GeneratorConfig(events=5000, titles=10).validate()
 
 
+# ---- profiles ---------------------------------------------------------------------------------
+
+
+def _cells(rows: list[tuple[str, ...]]) -> int:
+    return len({(branch, age, title) for _, branch, age, title, _ in rows})
+
+
+def test_the_thinner_profile_is_deterministic_and_thinner_than_the_default(tmp_path: Path) -> None:
+    for run in ("a", "b"):
+        gen.write_csv(tmp_path / run / "circulation_events.csv", hierarchy_dir=tmp_path / run, events=20_000,
+                      seed=5, profile="thinner")
+    for name in SEED_FILES:
+        assert (tmp_path / "a" / f"{name}.csv").read_bytes() == (tmp_path / "b" / f"{name}.csv").read_bytes(), name
+    gen.write_csv(tmp_path / "default.csv", events=20_000, seed=5)
+    thinner, default = _events(tmp_path / "a" / "circulation_events.csv"), _events(tmp_path / "default.csv")
+    assert len(thinner) == len(default) == 20_000
+    # more finest cells, and a larger share of them below 5 people (measured: 97% against 92%)
+    assert _cells(thinner) > 1.15 * _cells(default)
+    assert _thin_share(thinner) > 0.95 > _thin_share(default)
+    _check_planted(thinner)
+
+
+def test_profiles_scale_patrons_and_titles() -> None:
+    thinner = gen.GeneratorConfig(events=10_000_000, profile="thinner")
+    # the target workload: 10M events, 500k people, a long flat catalog
+    assert (thinner.n_patrons, thinner.n_titles, thinner.title_rank_offset) == (500_000, 333_333, 333_333.0)
+    default = gen.GeneratorConfig(events=10_000_000)
+    assert (default.n_patrons, default.n_titles, default.title_rank_offset) == (
+        10_000_000 // gen.EVENTS_PER_PATRON, 400_000, gen.TITLE_RANK_OFFSET)
+    assert gen.GeneratorConfig(events=10_000_000, profile="thinner", patrons=123, titles=5000).n_titles == 5000
+    with pytest.raises(ValueError, match="profile must be one of default, thinner"):
+        gen.GeneratorConfig(profile="thinnest").validate()
+
+
+def test_cli_profile(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _run_cli(["generate", "--events", "3000", "--profile", "thinner", "--quiet",
+                     "--out-csv", str(tmp_path / "cli.csv")]) == 0
+    gen.write_csv(tmp_path / "api.csv", events=3000, profile="thinner")
+    assert (tmp_path / "cli.csv").read_bytes() == (tmp_path / "api.csv").read_bytes()
+    with pytest.raises(SystemExit) as exit_info:
+        _run_cli(["generate", "--profile", "thinnest", "--out-csv", str(tmp_path / "x.csv")])
+    assert exit_info.value.code == 2
+    assert "invalid choice: 'thinnest'" in capsys.readouterr().err
+    assert not (tmp_path / "x.csv").exists()
+
+
 # ---- chunking, warehouses ---------------------------------------------------------------------
 
 

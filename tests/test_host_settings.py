@@ -24,7 +24,7 @@ from conftest import ROOT, DbtProject, DbtResult, Warehouse
 
 pytestmark = pytest.mark.dbt
 
-AUDIT_TABLES = ("kanon_audit_cells", "kanon_audit_releases")
+AUDIT_TABLES = ("kanon_audit_groups", "kanon_audit_hierarchies", "kanon_audit_releases")
 MARTS = ("host_mart_a", "host_mart_b")
 COMMENT = "kanon audit trail"  # the start of the comment kanon gives a trail table it created
 
@@ -114,9 +114,9 @@ class Host:
             f"where invocation_id = '{self.runs[run].invocation_id}'"
         ))
 
-    def cells(self, run: str) -> int:
+    def groups(self, run: str) -> int:
         return int(str(self.wh.query(
-            f"select count(*) from {self.trail('kanon_audit_cells')} "
+            f"select count(*) from {self.trail('kanon_audit_groups')} "
             f"where invocation_id = '{self.runs[run].invocation_id}'"
         )[0][0]))
 
@@ -214,7 +214,7 @@ def test_full_refresh_settings_keep_the_audit_history(hostile: Host) -> None:
     for run in ("build", "full_refresh"):
         assert hostile.runs[run].ok, hostile.runs[run].output[-3000:]
         assert hostile.released(run) == BOTH_RELEASED
-        assert hostile.cells(run) > 0
+        assert hostile.groups(run) > 0
     assert "full refresh ignored: the audit trail is append-only" in hostile.runs["full_refresh"].output
 
 
@@ -259,17 +259,17 @@ def test_a_release_refuses_while_another_role_can_read_the_trail(hostile: Host) 
     if hostile.wh.kind != "postgres":
         pytest.skip("DuckDB has no roles: whoever reads the database file reads the trail")
     reporting, officer = hostile.roles["reporting"], hostile.roles["officer"]
-    cells, releases = hostile.trail("kanon_audit_cells"), hostile.trail("kanon_audit_releases")
-    hostile.wh.execute(f'grant select (cell_labels) on {cells} to "{reporting}"')
+    groups, releases = hostile.trail("kanon_audit_groups"), hostile.trail("kanon_audit_releases")
+    hostile.wh.execute(f'grant select (labels) on {groups} to "{reporting}"')
     refused = hostile.run("refused", "run", "--select", "host_mart_a", expect_ok=False)
     assert "kanon: refused to release model.host.host_mart_a: other roles hold privileges" in refused.output
     assert f"{reporting} SELECT on " in refused.output
     assert hostile.released("refused") == []
     assert "on-run-end: revoked from the private audit trail" in refused.output
-    assert hostile.privileges(reporting, hostile.audit_schema, "kanon_audit_cells") == set()
+    assert hostile.privileges(reporting, hostile.audit_schema, "kanon_audit_groups") == set()
 
     hostile.wh.execute(f"grant select, insert on {releases} to public")
-    private = hostile.run("private", "run", "--select", "kanon_audit_cells", "kanon_audit_releases", expect_ok=True)
+    private = hostile.run("private", "run", "--select", *AUDIT_TABLES, expect_ok=True)
     assert "model.kanon.kanon_audit_releases: revoked from the private audit trail: public " in private.output
     for table in AUDIT_TABLES:
         assert hostile.privileges("PUBLIC", hostile.audit_schema, table) == set()
@@ -298,9 +298,9 @@ def test_parallel_releases_on_a_fresh_warehouse_create_the_trail_once(table_host
     for run in ("parallel", "parallel_again"):
         result = table_host.runs[run]
         assert result.ok, result.output[-3000:]
-        assert "kanon_audit_cells" not in result.results  # the audit models were not selected
+        assert "kanon_audit_groups" not in result.results  # the audit models were not selected
         assert table_host.released(run) == BOTH_RELEASED
-        assert table_host.cells(run) > 0
+        assert table_host.groups(run) > 0
 
 
 def test_a_project_wide_table_materialization_is_refused_and_the_history_kept(table_host: Host) -> None:
@@ -309,7 +309,7 @@ def test_a_project_wide_table_materialization_is_refused_and_the_history_kept(ta
     for table in AUDIT_TABLES:
         assert refused.status(table) == "error"
     assert (
-        "kanon: model.kanon.kanon_audit_cells is the private, append-only audit trail and must be materialized"
+        "kanon: model.kanon.kanon_audit_groups is the private, append-only audit trail and must be materialized"
         " 'kanon_audit_trail', but this project configures it as 'table'"
     ) in refused.output
     assert "+materialized: kanon_audit_trail" in refused.output
@@ -382,7 +382,7 @@ def test_a_trail_sharing_the_marts_schema_is_refused_and_nothing_is_published(ma
     released = host.run("release", "run", "--select", "host_mart_a")
     assert not built.ok and not released.ok
     shared = f'would share schema "{host.wh.schema}_marts"'
-    assert "kanon: refused to build model.kanon.kanon_audit_cells: the audit trail" in built.output
+    assert "kanon: refused to build model.kanon.kanon_audit_groups: the audit trail" in built.output
     assert shared in built.output and "host_mart_a" in built.output
     assert "kanon: refused to release model.host.host_mart_a: the audit trail" in released.output
     assert shared in released.output and "set the var kanon_audit_schema" in released.output

@@ -11,6 +11,7 @@ import re
 from typing import Any
 
 import pytest
+from cell_fates import cell_fates
 from conftest import INTEGRATION, DbtProject, Warehouse
 
 pytestmark = pytest.mark.dbt
@@ -33,17 +34,26 @@ def _rows(wh: Warehouse, model: str) -> list[tuple[Any, ...]]:
     return sorted(wh.query(f"select * from {wh.relation(model)}"), key=repr)
 
 
-def _cells(wh: Warehouse, model: str) -> dict[str, tuple[Any, ...]]:
-    """The audit's cell rows of a report's latest release: {cell labels JSON: (people, decision, step)}."""
-    rows = wh.query(
-        "select c.cell_labels, c.people, c.decision, c.ladder_step "
-        f"from {wh.relation('kanon_audit_cells', AUDIT)} as c "
-        f"join {wh.relation('kanon_audit_releases', AUDIT)} as r "
-        "on r.invocation_id = c.invocation_id and r.report_unique_id = c.report_unique_id "
-        f"where r.report = '{model}' and r.released_at = (select max(released_at) from "
-        f"{wh.relation('kanon_audit_releases', AUDIT)} where report = '{model}' and status = 'RELEASED')"
-    )
-    return {str(labels): (people, decision, step) for labels, people, decision, step in rows}
+# the finest cells of each audited release: its events' dimensions, with their people
+CELLS = {
+    "branch_title": ("hardening_events", ["branch", "title"]),
+    "hardening_shelf": ("hardening_events", ["shelf"]),
+    "hardening_quoted": ("hardening_events_wide", ['say "hi"']),
+}
+
+
+def _cells(project: DbtProject, model: str) -> dict[str, tuple[Any, ...]]:
+    """Each finest cell's fate in a report's latest release, derived from the audit trail by
+    kanon.audit_cell_fates: {cell labels JSON: (people, decision, step)}."""
+    wh = project.warehouse
+    relation, dims = CELLS.get(model, CELLS["branch_title"])
+    columns = ", ".join('"' + d.replace('"', '""') + '"' for d in dims)
+    cells = (f"select {columns}, count(distinct person) as people from {wh.relation(relation)} "
+             f"where person is not null group by {columns}")
+    if relation == "hardening_events_wide":
+        cells = cells.replace("person", "pid")
+    fates = cell_fates(project, model, cells)
+    return {str(f["cell_labels"]): (f["people"], f["decision"], f["ladder_step"]) for f in fates}
 
 
 def _release_row(wh: Warehouse, model: str, columns: str) -> tuple[Any, ...]:
@@ -62,9 +72,9 @@ DOMINATED = [("X", 0, "F", 1, 9, 208), ("X", 0, "T2", 0, 5, 50)]
 def test_a_dominated_cell_climbs_the_ladder(built: tuple[DbtProject, Warehouse, str], model: str) -> None:
     """X|T1 has 5 people, but p1 holds 84 of its 88: under (1, 85)-dominance and the 10 % rule it
     is treated as thin and released with X|T3 as X|F (9 people, 84 of 208: neither rule fires)."""
-    _, wh, _ = built
+    project, wh, _ = built
     assert _rows(wh, model) == DOMINATED
-    cells = _cells(wh, model)
+    cells = _cells(project, model)
     assert cells['{"branch":"X","title":"T1"}'] == (5, "GENERALIZE", 1)
     assert cells['{"branch":"X","title":"T2"}'] == (5, "PASS", 0)
 
@@ -81,9 +91,9 @@ def test_without_a_dominance_rule_the_dominated_cell_passes(built: tuple[DbtProj
 def test_null_policy_suppress_is_on_the_record(built: tuple[DbtProject, Warehouse, str]) -> None:
     """The NULL-branch events (p6, p20) are suppressed up front: an audit cell with a null label
     and SUPPRESS, and their people in people_suppressed with the ladder's (p11..p14)."""
-    _, wh, _ = built
+    project, wh, _ = built
     assert _rows(wh, "hardening_null_suppress") == [("X", 0, "T1", 0, 5), ("X", 0, "T2", 0, 5)]
-    cells = _cells(wh, "hardening_null_suppress")
+    cells = _cells(project, "hardening_null_suppress")
     assert cells['{"branch":null,"title":"T2"}'] == (2, "SUPPRESS", None)
     assert cells['{"branch":"X","title":"T3"}'] == (4, "SUPPRESS", None)
     assert len(cells) == 4
@@ -105,9 +115,9 @@ def test_null_without_a_hierarchy_is_its_root_and_audited_apart_from_a_real_star
     """A real '*' is released at level 0, NULL as '*' at level 1 (the README says so); in the
     audit the NULL cell's label is null, never the same as the real '*'. hardening_quoted is the
     same release through a column named say "hi"."""
-    _, wh, _ = built
+    project, wh, _ = built
     assert _rows(wh, model) == sorted([("*", 0, 2), ("*", 1, 2), ("A", 0, 3), ("B", 0, 9)], key=repr)
-    labels = sorted((json.loads(c) for c in _cells(wh, model)), key=repr)
+    labels = sorted((json.loads(c) for c in _cells(project, model)), key=repr)
     key = "shelf" if model == "hardening_shelf" else 'say "hi"'
     assert labels == sorted(({key: v} for v in ("*", "A", "B", None)), key=repr)
 
@@ -287,6 +297,12 @@ BAD_INPUTS = {
     "bad_gate_text_count": "count_column 'people' is of type",
     "bad_max_suppression_hand_written": "max_suppression needs a kanon.release_counts model",
     "bad_max_suppression_text": "max_suppression must be a share from 0 to 1",
+    "bad_relation_text":
+        "relation must be a relation such as ref('my_events') or source('app', 'events'), got the text",
+    "bad_hierarchy_text": "the hierarchy of 'title' must be a relation such as ref('my_events')",
+    "bad_kind_unknown": "unknown release kind 'records' in config kanon_release_kind",
+    "bad_kind_without_long_form": "is configured as a 'counts' release but its SQL does not carry the long form",
+    "bad_kind_marker_by_hand": "has a column _kanon_row, which kanon reserves for the long form",
 }
 
 

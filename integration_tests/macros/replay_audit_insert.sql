@@ -10,6 +10,7 @@
       'k': 5,
       'count_column': 'people',
       'policy_fingerprint': 'replay',
+      'release_kind': 'hand_written',
   } -%}
   {%- set releases = kanon._audit_relation('kanon_audit_releases') -%}
   {%- for attempt in range(2) -%}

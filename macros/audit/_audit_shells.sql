@@ -1,18 +1,36 @@
 {#-
-  The audit trail's columns, defined once: the typed empty shells (built by the audit models,
-  or by the k_anonymous materialization when a release runs before them) and the column lists
-  the materialization inserts into both come from _audit_column_types.
+  The audit trail's tables and columns, defined once: the typed empty shells (built by the audit
+  models, or by the k_anonymous materialization when a release runs before them) and the column
+  lists the materialization inserts into all come from _audit_tables and _audit_column_types.
 -#}
+
+{#- The audit models and which shell each is: [(model name, which)]. -#}
+{% macro _audit_tables() %}
+  {{ return([('kanon_audit_groups', 'groups'), ('kanon_audit_hierarchies', 'hierarchies'), ('kanon_audit_releases', 'releases')]) }}
+{% endmacro %}
+
+{#- The audit models' names. -#}
+{% macro _audit_model_names() %}
+  {{ return(kanon._audit_tables() | map(attribute=0) | list) }}
+{% endmacro %}
 {% macro _audit_column_types(which) %}
   {%- set string = dbt.type_string() -%}
   {%- set bigint = dbt.type_bigint() -%}
-  {%- if which == 'cells' -%}
-    {#- Keyed by the release (see _audit_release_key_literals); what the release was (when, which
-        report, k, policy) is on its one row in kanon_audit_releases, not repeated on millions. -#}
+  {%- if which == 'groups' -%}
+    {#- One row per group a release formed and decided on: every published row (PASS at step 0,
+        GENERALIZE at a later step, REMAINDER), and every group left thin and suppressed
+        (SUPPRESS). Not one row per finest cell: kanon.audit_cell_fates derives any cell's fate
+        from these, the release's plan and the hierarchy snapshots. Keyed by the release (see
+        _audit_release_key_literals); what the release was is on its row in kanon_audit_releases. -#}
     {%- set columns = [
         ('invocation_id', string), ('report_unique_id', string),
-        ('cell_labels', string), ('people', bigint), ('decision', string), ('ladder_step', dbt.type_int()),
-        ('released_labels', string), ('released_levels', string), ('released_people', bigint)] -%}
+        ('decision', string), ('ladder_step', dbt.type_int()),
+        ('labels', string), ('levels', string), ('people', bigint)] -%}
+  {%- elif which == 'hierarchies' -%}
+    {#- The hierarchies releases were made with, one row per leaf and level above 0, once per
+        content hash (the hash named in the release's plan): so that a past release can be
+        replayed after its seed changed. -#}
+    {%- set columns = [('content_hash', string), ('leaf', string), ('level', dbt.type_int()), ('label', string)] -%}
   {%- elif which == 'releases' -%}
     {#- The release's identity first (see _audit_release_literals). -#}
     {%- set columns = [
@@ -22,24 +40,25 @@
         ('count_column', string), ('status', string), ('reason', string),
         ('cells_in', bigint), ('cells_passed', bigint), ('cells_generalized', bigint), ('cells_suppressed', bigint),
         ('rows_released', bigint), ('people_suppressed', bigint), ('suppression_rate', dbt.type_numeric()),
-        ('people_in', bigint), ('events_null_unit', bigint), ('failed_check', string)]) -%}
+        ('people_in', bigint), ('events_null_unit', bigint), ('failed_check', string),
+        ('release_kind', string), ('release_plan', string)]) -%}
   {%- else -%}
     {{ exceptions.raise_compiler_error("kanon: no audit table '" ~ which ~ "'") }}
   {%- endif -%}
   {{ return(columns) }}
 {% endmacro %}
 
-{#- The fields of a cell row after its release's key: what the long form of a release carries
-    as _kanon_<field> and the materialization copies into kanon_audit_cells. -#}
-{% macro _audit_cell_fields() %}
+{#- The fields of a group row after its release's key: what the long form of a release carries
+    as _kanon_<field> and the materialization copies into kanon_audit_groups. -#}
+{% macro _audit_group_fields() %}
   {%- set fields = [] -%}
-  {%- for name, type in kanon._audit_column_types('cells') if name not in ['invocation_id', 'report_unique_id'] -%}
+  {%- for name, type in kanon._audit_column_types('groups') if name not in ['invocation_id', 'report_unique_id'] -%}
     {%- do fields.append((name, type)) -%}
   {%- endfor -%}
   {{ return(fields) }}
 {% endmacro %}
 
-{#- A typed, empty shell of an audit table ('cells' or 'releases'). -#}
+{#- A typed, empty shell of an audit table (see _audit_tables). -#}
 {% macro _audit_shell(which) %}
 select
   {%- for name, type in kanon._audit_column_types(which) %}

@@ -26,7 +26,7 @@
     override applies to the host's nodes). The audit models always get the trail's schema;
     kanon's other nodes (the example) get dbt's default. -#}
 {% macro generate_schema_name(custom_schema_name, node) -%}
-  {%- if node is not none and node.package_name == 'kanon' and node.name in ['kanon_audit_cells', 'kanon_audit_releases'] -%}
+  {%- if node is not none and node.package_name == 'kanon' and node.name in kanon._audit_model_names() -%}
     {%- set suffix = var('kanon_audit_schema', 'kanon_audit') -%}
     {%- if suffix is not string or (suffix | trim) == '' -%}
       {{ exceptions.raise_compiler_error("kanon: the var kanon_audit_schema must be a non-empty schema name (the audit trail lives in <target schema>_<kanon_audit_schema>), got " ~ suffix) }}
@@ -55,11 +55,12 @@
   {{ return(kanon._audit_shell(which)) }}
 {% endmacro %}
 
-{#- 'cells' or 'releases': which audit table an audit model is. -#}
+{#- Which audit table an audit model is (see _audit_tables). -#}
 {% macro _audit_trail_which(model_name) %}
-  {%- set which = {'kanon_audit_cells': 'cells', 'kanon_audit_releases': 'releases'}.get(model_name) -%}
+  {%- set which = dict(kanon._audit_tables()).get(model_name) -%}
   {%- if which is none -%}
-    {{ exceptions.raise_compiler_error("kanon: the kanon_audit_trail materialization is only for kanon's audit models (kanon_audit_cells, kanon_audit_releases), not " ~ model_name) }}
+    {{ exceptions.raise_compiler_error("kanon: the kanon_audit_trail materialization is only for kanon's audit models ("
+        ~ (kanon._audit_model_names() | join(', ')) ~ "), not " ~ model_name) }}
   {%- endif -%}
   {{ return(which) }}
 {% endmacro %}
@@ -84,7 +85,7 @@
   {%- for node in graph.nodes.values()
         if node.resource_type in ['model', 'seed', 'snapshot']
         and node.config.materialized != 'ephemeral'
-        and not (node.package_name == 'kanon' and node.name in ['kanon_audit_cells', 'kanon_audit_releases'])
+        and not (node.package_name == 'kanon' and node.name in kanon._audit_model_names())
         and (node.schema | lower) == (relation.schema | lower)
         and ((node.database or '') | lower) == ((relation.database or '') | lower) -%}
     {%- do found.append(node.unique_id) -%}
@@ -94,7 +95,7 @@
 
 {#- Raises unless the audit relations have a schema of their own: not the schema of `mart` (the
     release calling, or none) nor of anything else the project builds. `doing` says what was
-    refused ("release model.x.y", "build model.kanon.kanon_audit_cells"). -#}
+    refused ("release model.x.y", "build model.kanon.kanon_audit_groups"). -#}
 {% macro _audit_trail_check_apart(relations, mart, doing) %}
   {%- for relation in relations -%}
     {%- set schema_of = '"' ~ relation.schema ~ '"' -%}
@@ -264,7 +265,7 @@
 {% endmacro %}
 
 {#- Creates what is missing of the trail and adds the columns its shells define and it lacks;
-    never drops or rebuilds anything. `tables` is a list of (relation, 'cells' | 'releases'), in
+    never drops or rebuilds anything. `tables` is a list of (relation, which: see _audit_tables), in
     one schema. A table it creates is made private in the same transaction (so that `alter
     default privileges` grants never outlive it) and marked as kanon's by its comment. Commits.
     Returns the relations it created. -#}
@@ -320,7 +321,7 @@
     audit model is missing or disabled. -#}
 {% macro _audit_trail_tables() %}
   {%- set tables = [] -%}
-  {%- for name, which in [('kanon_audit_cells', 'cells'), ('kanon_audit_releases', 'releases')] -%}
+  {%- for name, which in kanon._audit_tables() -%}
     {%- if graph.nodes.get('model.kanon.' ~ name) is none -%}{{ return(none) }}{%- endif -%}
     {%- do tables.append((kanon._audit_relation(name), which)) -%}
   {%- endfor -%}
@@ -360,13 +361,13 @@
     creates it when still missing (tolerating a concurrent creator, and checking again after);
     on Postgres refuses while another role holds a privilege on it. One query when the trail is
     there, as it is after kanon's on-run-start hook. -#}
-{% macro _ensure_audit_trail(audit_cells, audit_releases) %}
+{% macro _ensure_audit_trail(tables) %}
   {%- set doing = 'release ' ~ model.unique_id -%}
-  {%- set relations = [audit_cells, audit_releases] -%}
+  {%- set relations = tables | map(attribute=0) | list -%}
   {%- do kanon._audit_trail_check_apart(relations, this, doing) -%}
   {%- set state = kanon._audit_trail_state(relations) -%}
   {%- if state.missing -%}
-    {%- do kanon._build_audit_trail([(audit_cells, 'cells'), (audit_releases, 'releases')]) -%}
+    {%- do kanon._build_audit_trail(tables) -%}
     {%- set state = kanon._audit_trail_state(relations) -%}
     {%- if state.missing -%}
       {{ exceptions.raise_compiler_error("kanon: refused to " ~ doing ~ ": could not create the audit trail " ~ (state.missing | join(', ')) ~ ". Nothing was published.") }}
@@ -381,8 +382,8 @@
     {{ exceptions.raise_compiler_error(
         "kanon: refused to " ~ doing ~ ": other roles hold privileges on the private audit trail ("
         ~ kanon._audit_trail_describe_grants(state.foreign) ~ "). The trail names every thin cell, and this release"
-        ~ " would add its own. Nothing was published. Run the audit models (dbt run --select kanon_audit_cells"
-        ~ " kanon_audit_releases), which revoke every privilege not given through the var kanon_audit_readers, and"
+        ~ " would add its own. Nothing was published. Run the audit models (dbt run --select "
+        ~ (kanon._audit_model_names() | join(' ')) ~ "), which revoke every privilege not given through the var kanon_audit_readers, and"
         ~ " remove what granted it (a grants config or hook reaching all models, an on-run-end grant on every"
         ~ " table of a schema, alter default privileges).") }}
   {%- endif -%}

@@ -39,42 +39,63 @@
 
 {#- A REFUSED release: the gate's failing check and why (counts only). -#}
 {% macro _audit_insert_refused(audit_releases, release, check, reason) %}
-  insert into {{ audit_releases }} {{ kanon._audit_columns('releases', through='reason', also=['failed_check']) }}
+  insert into {{ audit_releases }} {{ kanon._audit_columns('releases', through='reason', also=['failed_check', 'release_kind']) }}
   select
     {{ kanon._audit_release_literals(release) }},
     '{{ release.count_column | replace("'", "''") }}',
     'REFUSED',
     '{{ reason | replace("'", "''") }}',
-    '{{ check }}'
+    '{{ check }}',
+    '{{ release.release_kind }}'
   where {{ kanon._audit_not_yet_recorded(audit_releases, release) }}
 {% endmacro %}
 
-{#- The cell rows of a release: one per finest cell (release_counts), or one per published row of
-    a hand-written aggregate, each a cell released as it is. -#}
-{% macro _audit_insert_cells(audit_cells, audit_releases, staging, release, long_form, count_name, published_names) %}
+{#- The group rows of a release: from a long form, every row with a decision (its published
+    rows and the groups it suppressed); from a hand-written aggregate, every published row, a
+    group released as it is (PASS at step 0, its labels the row's other columns). -#}
+{% macro _audit_insert_groups(audit_groups, audit_releases, staging, release, long_form, count_name, published_names) %}
+  insert into {{ audit_groups }} {{ kanon._audit_columns('groups') }}
   {%- if long_form %}
-  insert into {{ audit_cells }} {{ kanon._audit_columns('cells') }}
   select
     {{ kanon._audit_release_key_literals(release) }}
-    {%- for name, type in kanon._audit_cell_fields() %},
+    {%- for name, type in kanon._audit_group_fields() %},
     _kanon_{{ name }}
     {%- endfor %}
   from {{ staging }}
-  where {{ kanon._long_form_is('cell') }} and {{ kanon._audit_not_yet_recorded(audit_releases, release) }}
+  where _kanon_decision is not null and {{ kanon._audit_not_yet_recorded(audit_releases, release) }}
   {%- else %}
-  {%- set count = kanon._quote(count_name) -%}
   {%- set labels = [] -%}
   {%- for name in published_names if name != count_name -%}
     {%- do labels.append((name, kanon._quote(name), true)) -%}
   {%- endfor %}
-  insert into {{ audit_cells }} {{ kanon._audit_columns('cells') }}
   select
     {{ kanon._audit_release_key_literals(release) }},
-    {{ kanon._json_object(labels) }}, {{ count }}, 'PASS', 0,
-    {{ kanon._json_object(labels) }}, cast(null as {{ dbt.type_string() }}), {{ count }}
+    'PASS', 0, {{ kanon._json_object(labels) }}, cast(null as {{ dbt.type_string() }}), {{ kanon._quote(count_name) }}
   from {{ staging }}
   where {{ kanon._audit_not_yet_recorded(audit_releases, release) }}
   {%- endif %}
+{% endmacro %}
+
+{#- The hierarchies of a release (named in its plan) into the trail's snapshots, each once per
+    content hash: a hash already there is skipped. Concurrent first releases of one hierarchy may
+    both write it; readers take distinct rows. -#}
+{% macro _audit_insert_hierarchies(audit_hierarchies, release_plan) %}
+  {%- set q = kanon._quote -%}
+  {%- set string = dbt.type_string() -%}
+  {%- for d in fromjson(release_plan).dimensions if d.hierarchy is not none %}
+  insert into {{ audit_hierarchies }} {{ kanon._audit_columns('hierarchies') }}
+  select
+    '{{ d.hierarchy }}',
+    _k_levels._k_leaf,
+    _k_levels._k_level,
+    _k_levels._k_label
+  from (
+    {%- for column in d.level_columns[1:] %}
+    {% if not loop.first %}union all {% endif %}select cast({{ q(d.level_columns[0]) }} as {{ string }}) as _k_leaf, {{ loop.index }} as _k_level, cast({{ q(column) }} as {{ string }}) as _k_label from {{ d.relation }}
+    {%- endfor %}
+  ) as _k_levels
+  where not exists (select 1 from {{ audit_hierarchies }} as known where known.content_hash = '{{ d.hierarchy }}');
+  {%- endfor %}
 {% endmacro %}
 
 {#- The summary row of a published release: literals from the facts the gate read in its one
@@ -96,7 +117,9 @@
     {%- endif %}
     cast({{ facts.people_in if facts.people_in is not none else 'null' }} as {{ bigint }}),
     cast({{ facts.events_null_unit }} as {{ bigint }}),
-    cast(null as {{ dbt.type_string() }})
+    cast(null as {{ dbt.type_string() }}),
+    '{{ release.release_kind }}',
+    {{ ("'" ~ (facts.release_plan | replace("'", "''")) ~ "'") if facts.release_plan else 'null' }}
   where {{ kanon._audit_not_yet_recorded(audit_releases, release) }}
 {% endmacro %}
 

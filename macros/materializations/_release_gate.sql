@@ -38,73 +38,79 @@
 {#- What the gate and the release's summary row need to know about a staged release, in one scan
     of the staging table: published rows, those below k (or NULL, NaN, infinite: a count must be
     a finite number of at least k; NaN compares above every number, hence the upper bound), and
-    from a release_counts long form the cells by decision, the people suppressed and in, the
-    events without a person and the policy fingerprint. Also the count column as resolved. -#}
+    from a long form every fact it states (_long_form_facts). Also the count column as resolved. -#}
 {% macro _release_facts(staging, staged, count_column, k, long_form) %}
   {%- set count_name = kanon._release_count_column(staged, count_column) -%}
   {%- set count = kanon._quote(count_name) -%}
   {%- set published = kanon._long_form_is('release') if long_form else '1 = 1' -%}
+  {%- set facts = kanon._long_form_facts() if long_form else [] -%}
   {%- set facts_sql -%}
     select
       coalesce(sum(case when {{ published }} then 1 else 0 end), 0),
       coalesce(sum(case when {{ published }} and ({{ count }} is null
         or not ({{ count }} >= {{ k }} and {{ count }} <= 9223372036854775807)) then 1 else 0 end), 0)
-      {%- if long_form %},
-      max(case when {{ kanon._long_form_is('suppressed') }} then _kanon_people end),
-      max(case when {{ kanon._long_form_is('people_in') }} then _kanon_people end),
-      max(case when {{ kanon._long_form_is('null_unit') }} then _kanon_people end),
-      max(case when {{ kanon._long_form_is('null_unit') }} then _kanon_decision end),
-      max(case when {{ kanon._long_form_is('null_unit') }} then _kanon_cell_labels end),
-      max(case when {{ kanon._long_form_is('policy') }} then _kanon_cell_labels end),
-      {%- for decision in ['PASS', 'GENERALIZE', 'SUPPRESS'] %}
-      coalesce(sum(case when {{ kanon._long_form_is('cell') }} and _kanon_decision = '{{ decision }}' then 1 else 0 end), 0),
+      {%- for fact in facts %},
+      max(case when {{ kanon._long_form_is_fact(fact) }} then _kanon_value end),
+      max(case when {{ kanon._long_form_is_fact(fact) }} then _kanon_text end)
       {%- endfor %}
-      coalesce(sum(case when {{ kanon._long_form_is('cell') }} then 1 else 0 end), 0)
-      {%- endif %}
     from {{ staging }}
   {%- endset -%}
   {%- set row = run_query(facts_sql).rows[0] -%}
+  {%- set stated = {} -%}
+  {%- for fact in facts -%}
+    {%- do stated.update({fact: {'value': row[2 + 2 * loop.index0], 'text': row[3 + 2 * loop.index0]}}) -%}
+  {%- endfor -%}
+  {%- set value = kanon._release_fact_value -%}
   {#- a hand-written aggregate's published rows are its cells, each released as it is -#}
   {%- set published = row[0] | int -%}
-  {{ return({
+  {%- set result = {
       'count_column': count_name,
       'rows_published': published,
-      'cells_passed': (row[8] | int) if long_form else published,
-      'cells_generalized': (row[9] | int) if long_form else 0,
-      'cells_suppressed': (row[10] | int) if long_form else 0,
-      'cells_in': (row[11] | int) if long_form else published,
       'below_k': row[1] | int,
-      'people_suppressed': (row[2] | int) if long_form and row[2] is not none else 0,
-      'people_in': (row[3] | int) if long_form and row[3] is not none else none,
-      'events_null_unit': (row[4] | int) if long_form and row[4] is not none else 0,
-      'null_unit': row[5] if long_form else none,
-      'privacy_unit': row[6] if long_form else none,
-      'policy_fingerprint': row[7] if long_form else none,
-  }) }}
+      'cells_passed': value(stated, 'cells_passed', published),
+      'cells_generalized': value(stated, 'cells_generalized', 0),
+      'cells_suppressed': value(stated, 'cells_suppressed', 0),
+      'people_suppressed': value(stated, 'people_suppressed', 0),
+      'people_in': value(stated, 'people_in', none),
+      'events_null_unit': value(stated, 'events_null_unit', 0),
+      'null_unit': stated.get('events_null_unit', {}).get('text'),
+      'privacy_unit': stated.get('privacy_unit', {}).get('text'),
+      'policy_fingerprint': stated.get('policy_fingerprint', {}).get('text'),
+      'release_plan': stated.get('release_plan', {}).get('text'),
+  } -%}
+  {%- do result.update({'cells_in': result.cells_passed + result.cells_generalized + result.cells_suppressed}) -%}
+  {{ return(result) }}
+{% endmacro %}
+
+{#- A fact's number, or `default` when the long form did not state it. -#}
+{% macro _release_fact_value(stated, fact, default) %}
+  {%- set found = stated.get(fact, {}).get('value') -%}
+  {{ return((found | int) if found is not none else default) }}
 {% endmacro %}
 
 {#- The gate's named checks of a staged release, in order: [(name, why it fails or '')]. Each
     reason gives counts only, never cells. The first failing check refuses the release; its name
-    is in the error and in kanon_audit_releases.failed_check.
-      min_count           every published row has a finite count of at least k
+    is in the error and in kanon_audit_releases.failed_check. Which checks apply is the release
+    kind's (see _release_kinds):
+      min_count           every published row has a finite count of at least k (every kind)
       null_unit           no event without a person, when null_unit='error'
       suppression_budget  at most max_suppression of the people suppressed, when set -#}
-{% macro _release_checks(facts, max_suppression, count_column, k) %}
+{% macro _release_checks(kind, facts, max_suppression, count_column, k) %}
   {%- set checks = [] -%}
-  {%- do checks.append(('min_count', (facts.below_k ~ " row(s) have " ~ count_column ~ " below k=" ~ k
-      ~ " or NULL, NaN or infinite") if facts.below_k > 0 else '')) -%}
-  {%- do checks.append(('null_unit', (facts.events_null_unit ~ " event(s) have a NULL privacy unit and null_unit='error'")
-      if facts.null_unit == 'error' and facts.events_null_unit > 0 else '')) -%}
-  {%- if max_suppression is not none -%}
-    {%- if facts.people_in is none -%}
-      {{ exceptions.raise_compiler_error("kanon: " ~ model.unique_id ~ ": max_suppression needs a kanon.release_counts model "
-          ~ "(a hand-written aggregate does not say how many people it left out); remove it from the config") }}
+  {%- for check in kind.checks -%}
+    {%- if check == 'min_count' -%}
+      {%- do checks.append(('min_count', (facts.below_k ~ " row(s) have " ~ count_column ~ " below k=" ~ k
+          ~ " or NULL, NaN or infinite") if facts.below_k > 0 else '')) -%}
+    {%- elif check == 'null_unit' -%}
+      {%- do checks.append(('null_unit', (facts.events_null_unit ~ " event(s) have a NULL privacy unit and null_unit='error'")
+          if facts.null_unit == 'error' and facts.events_null_unit > 0 else '')) -%}
+    {%- elif check == 'suppression_budget' and max_suppression is not none -%}
+      {%- set over = facts.people_in > 0 and facts.people_suppressed / facts.people_in > max_suppression -%}
+      {%- do checks.append(('suppression_budget', (facts.people_suppressed ~ " of " ~ facts.people_in ~ " people ("
+          ~ ((100.0 * facts.people_suppressed / facts.people_in) | round(1)) ~ " %) were suppressed, more than max_suppression="
+          ~ max_suppression) if over else '')) -%}
     {%- endif -%}
-    {%- set over = facts.people_in > 0 and facts.people_suppressed / facts.people_in > max_suppression -%}
-    {%- do checks.append(('suppression_budget', (facts.people_suppressed ~ " of " ~ facts.people_in ~ " people ("
-        ~ ((100.0 * facts.people_suppressed / facts.people_in) | round(1)) ~ " %) were suppressed, more than max_suppression="
-        ~ max_suppression) if over else '')) -%}
-  {%- endif -%}
+  {%- endfor -%}
   {{ return(checks) }}
 {% endmacro %}
 
@@ -133,10 +139,10 @@
 {% endmacro %}
 
 {#- Warns for every dimension whose values the release found missing from its hierarchy (they
-    were released only at its root); counted by release_counts in its 'missing' rows. -#}
+    were released only at its root); counted by the release as its 'missing_values' facts. -#}
 {% macro _warn_missing_labels(staging) %}
-  {%- set found = run_query("select _kanon_cell_labels, _kanon_people from " ~ staging
-      ~ " where " ~ kanon._long_form_is('missing') ~ " and _kanon_people > 0 order by _kanon_cell_labels") -%}
+  {%- set found = run_query("select _kanon_text, _kanon_value from " ~ staging
+      ~ " where " ~ kanon._long_form_is_fact('missing_values') ~ " and _kanon_value > 0 order by _kanon_text") -%}
   {%- for dimension, values in found.rows -%}
     {%- do exceptions.warn(
         "kanon: " ~ model.unique_id ~ ": " ~ values ~ " distinct value(s) of '" ~ dimension

@@ -5,17 +5,18 @@
   transaction it
 
     1. stages the model's SQL in a temporary table (make_temp_relation: private to this session,
-       named so that it can be no relation of the user's; the model's sql_header applies). A
-       release_counts model's SQL carries the audit too, marked by _kanon_row; a hand-written
-       one is the published rows themselves,
+       named so that it can be no relation of the user's; the model's sql_header applies). The
+       release kind, from the model's config at parse time (_release_kinds), says what it holds:
+       a release macro's long form (published rows, groups and facts, marked by _kanon_row), or
+       a hand-written model's published rows themselves,
     2. reads the release's facts from the staging table in one query and runs the gate's named
-       checks on them (_release_checks): min_count (a row to publish has a count below k, NULL,
+       checks the kind hands it (_release_checks): min_count (a row to publish has a count below k, NULL,
        NaN or infinite), null_unit (null_unit='error' found events without a person),
        suppression_budget (more than max_suppression of the people were suppressed). The first
        failing check refuses: a REFUSED release naming it is recorded and committed, the run
        fails, nothing is published,
-    3. builds the new release from the staging table (contracts apply here) and appends the
-       cell decisions to the audit trail,
+    3. builds the new release from the staging table (contracts apply here) and appends its
+       groups, and any hierarchy not yet snapshotted, to the audit trail,
     4. swaps the new release in, drops the old one (dbt drops its backup after the commit, where
        a crash can leave it behind) and creates the configured indexes,
     5. records the release's summary row (after the swap, so that its timestamp orders releases
@@ -51,8 +52,12 @@
   {%- set staging_relation = make_temp_relation(target_relation, '__kanon_staging') -%}
   {%- set grant_config = config.get('grants') -%}
 
-  {%- set audit_cells = kanon._audit_relation('kanon_audit_cells') -%}
-  {%- set audit_releases = kanon._audit_relation('kanon_audit_releases') -%}
+  {%- set audit_tables = [] -%}
+  {%- set audit = {} -%}
+  {%- for name, which in kanon._audit_tables() -%}
+    {%- do audit_tables.append((kanon._audit_relation(name), which)) -%}
+    {%- do audit.update({which: audit_tables[-1][0]}) -%}
+  {%- endfor -%}
   {%- set release = {
       'invocation_id': invocation_id,
       'report': model.name,
@@ -64,7 +69,7 @@
   -- drop dbt's own intermediate and backup relations if a crashed run left them
   {{ drop_relation_if_exists(preexisting_intermediate_relation) }}
   {{ drop_relation_if_exists(preexisting_backup_relation) }}
-  {%- do kanon._ensure_audit_trail(audit_cells, audit_releases) -%}
+  {%- do kanon._ensure_audit_trail(audit_tables) -%}
   {%- do kanon._warn_dependent_views(existing_relation) -%}
   {%- do kanon._warn_grants_unsupported(grant_config) -%}
 
@@ -78,25 +83,30 @@
     {{ kanon._create_staging_table_as(staging_relation, sql) }}
   {%- endcall %}
 
-  {#- A release_counts model carries its audit (column _kanon_row); a hand-written one does not. -#}
+  {#- The release kind, from config at parse time (release macros set it); what was staged must match it. -#}
   {%- set staged = adapter.get_columns_in_relation(staging_relation) -%}
   {%- set staged_columns = staged | map(attribute='name') | list -%}
-  {%- set long_form = kanon._long_form_marker() in (staged_columns | map('lower') | list) -%}
+  {%- set kind = kanon._release_kind(config.get('kanon_release_kind') or 'hand_written', staged_columns) -%}
+  {%- set long_form = kind.long_form -%}
   {%- set published_names = [] -%}
   {%- for name in staged_columns if not (name | lower).startswith('_kanon_') -%}
     {%- do published_names.append(name) -%}
   {%- endfor -%}
   {%- set published_filter = 'where ' ~ kanon._long_form_is('release') if long_form else '' -%}
+  {%- if max_suppression is not none and 'suppression_budget' not in kind.checks -%}
+    {{ exceptions.raise_compiler_error("kanon: " ~ model.unique_id ~ ": max_suppression needs a kanon.release_counts model (a release that says how many people it left out; "
+        ~ kind.called ~ " does not); remove it from the config") }}
+  {%- endif -%}
 
   -- 2. check: nothing below k is published, and the release is one the config accepts
   {%- set facts = kanon._release_facts(staging_relation, staged, count_column, k, long_form) -%}
-  {%- do release.update({'policy_fingerprint': facts.policy_fingerprint if long_form
+  {%- do release.update({'release_kind': kind.name, 'policy_fingerprint': facts.policy_fingerprint if long_form
       else kanon._hand_written_policy_fingerprint(sql, k, count_column, max_suppression)}) -%}
-  {%- set failed = kanon._release_failed_check(kanon._release_checks(facts, max_suppression, count_column, k)) -%}
+  {%- set failed = kanon._release_failed_check(kanon._release_checks(kind, facts, max_suppression, count_column, k)) -%}
   {%- if failed is not none -%}
     {% call statement('kanon_refused') -%}
       drop table {{ staging_relation }};
-      {{ kanon._audit_insert_refused(audit_releases, release, failed[0], failed[1]) }}
+      {{ kanon._audit_insert_refused(audit.releases, release, failed[0], failed[1]) }}
     {%- endcall %}
     {{ adapter.commit() }}
     {{ exceptions.raise_compiler_error(
@@ -110,7 +120,12 @@
     {{ get_create_table_as_sql(False, intermediate_relation,
         'select ' ~ kanon._quote_list(published_names) ~ ' from ' ~ staging_relation ~ ' ' ~ published_filter) }}
   {%- endcall %}
-  {%- do kanon._audit_append(kanon._audit_insert_cells(audit_cells, audit_releases, staging_relation, release, long_form, facts.count_column, published_names)) -%}
+  {%- do kanon._audit_append(kanon._audit_insert_groups(audit.groups, audit.releases, staging_relation, release, long_form, facts.count_column, published_names)) -%}
+  {%- if facts.release_plan and fromjson(facts.release_plan).dimensions | selectattr('hierarchy') | list %}
+  {% call statement('kanon_audit_hierarchies') -%}
+    {{ kanon._audit_insert_hierarchies(audit.hierarchies, facts.release_plan) }}
+  {%- endcall %}
+  {%- endif %}
 
   -- 4. swap, drop the old release, index the new one
   {% if existing_relation is not none %}
@@ -123,7 +138,7 @@
 
   -- 5. the release's summary row, post-hooks, grants, clean-up; then one commit
   {% call statement('kanon_audit_release') -%}
-    {{ kanon._audit_insert_release(audit_releases, release, facts) }}
+    {{ kanon._audit_insert_release(audit.releases, release, facts) }}
   {%- endcall %}
 
   {{ run_hooks(post_hooks, inside_transaction=True) }}

@@ -1,39 +1,98 @@
 {#-
-  The long form: what a release_counts model hands the k_anonymous materialization. One
-  statement yields the published rows and the audit of the release together, each row marked in
-  the column _kanon_row with its kind; the materialization publishes the 'release' rows and
-  writes the rest to the private audit trail, in one transaction. The kinds, defined here once:
+  The long form: what a release kind hands the k_anonymous materialization. One statement yields
+  the published rows and the audit of the release together, each row marked in the column
+  _kanon_row with its kind; the materialization publishes the 'release' rows, appends every row
+  with a decision to the private audit trail (kanon_audit_groups), and reads the facts, in one
+  transaction. The model's config says at parse time that it hands a long form
+  (kanon_release_kind, set by the release macro); a hand-written model hands its published rows
+  as they are. The kinds of row, defined here once:
 
-    release     a published row (the released columns; audit columns NULL)
-    cell        one finest cell's fate: _kanon_cell_labels, _kanon_people, _kanon_decision,
-                _kanon_ladder_step, _kanon_released_* (the audit trail's cell columns)
-    suppressed  _kanon_people: distinct people of the suppressed events
-    missing     per dimension (_kanon_cell_labels), _kanon_people: distinct values missing from
-                its hierarchy (the materialization warns)
-    null_unit   _kanon_people: events whose privacy unit is NULL; _kanon_decision: null_unit;
-                _kanon_cell_labels: the privacy unit's column
-    people_in   _kanon_people: distinct people going in (only with max_suppression)
-    policy      _kanon_cell_labels: the policy fingerprint (one constant row), read by the
-                materialization with the gate's facts and recorded with the release
+    release  a published row: the released columns, and the group fields below saying which
+             group it is (decision PASS, GENERALIZE or REMAINDER, ladder step, labels and levels
+             as JSON, people)
+    group    a group that was not published (decision SUPPRESS), with the same fields
+    fact     one named fact of the release (_kanon_fact), a number (_kanon_value) or a text
+             (_kanon_text): see _long_form_facts
+
+  Its columns: _kanon_row, then _kanon_<field> for every group field of the audit trail
+  (_audit_group_fields), then _kanon_fact, _kanon_value, _kanon_text.
 -#}
 {% macro _long_form_kinds() %}
-  {{ return(['release', 'cell', 'suppressed', 'missing', 'null_unit', 'people_in', 'policy']) }}
+  {{ return(['release', 'group', 'fact']) }}
 {% endmacro %}
 
-{#- The column marking a row's kind; its presence tells a release_counts model from a hand-written one. -#}
+{#- The facts a long form may state, each read by the gate (_release_facts) or recorded:
+      cells_passed, cells_generalized, cells_suppressed  finest cells by decision
+      people_suppressed  distinct people of the suppressed events
+      people_in          distinct people going in (only with max_suppression)
+      events_null_unit   events whose privacy unit is NULL; text: the null_unit setting
+      privacy_unit       text: the privacy unit's column
+      missing_values     per dimension (text: its name), distinct values missing from its
+                         hierarchy (the materialization warns)
+      policy_fingerprint text: the policy fingerprint
+      release_plan       text: the dimensions, hierarchies and ladder as JSON, recorded with the
+                         release so that kanon.audit_cell_fates can replay it -#}
+{% macro _long_form_facts() %}
+  {{ return(['cells_passed', 'cells_generalized', 'cells_suppressed', 'people_suppressed', 'people_in',
+             'events_null_unit', 'privacy_unit', 'missing_values', 'policy_fingerprint', 'release_plan']) }}
+{% endmacro %}
+
+{#- The column marking a row's kind. -#}
 {% macro _long_form_marker() %}
   {{ return('_kanon_row') }}
 {% endmacro %}
 
-{#- `'<kind>' as _kanon_row`, typed when `typed` (the first branch of a union fixes the type). -#}
-{% macro _long_form_tag(kind, typed=false) %}
-  {%- set literal = "'" ~ kanon._long_form_kind(kind) ~ "'" -%}
-  {{ return(('cast(' ~ literal ~ ' as ' ~ dbt.type_string() ~ ')' if typed else literal) ~ ' as ' ~ kanon._long_form_marker()) }}
+{#- The long form's own columns after _kanon_row: [(name, type)]. -#}
+{% macro _long_form_columns() %}
+  {%- set columns = [] -%}
+  {%- for name, type in kanon._audit_group_fields() -%}
+    {%- do columns.append(('_kanon_' ~ name, type)) -%}
+  {%- endfor -%}
+  {%- do columns.extend([('_kanon_fact', dbt.type_string()), ('_kanon_value', dbt.type_bigint()), ('_kanon_text', dbt.type_string())]) -%}
+  {{ return(columns) }}
 {% endmacro %}
+
+{#- `'<kind>' as _kanon_row, <the long form's columns>`: the long-form columns of one select,
+    NULL unless given in `values` ({column name without _kanon_: SQL}); typed, so that every
+    branch of a union agrees. -#}
+{% macro _long_form_row(kind, values={}) %}
+  {%- set given = values.keys() | list -%}
+  {%- set known = [] -%}
+  {%- for name, type in kanon._long_form_columns() -%}{%- do known.append(name[7:]) -%}{%- endfor -%}
+  {%- for name in given if name not in known -%}
+    {{ exceptions.raise_compiler_error("kanon: the long form has no column _kanon_" ~ name) }}
+  {%- endfor -%}
+  cast('{{ kanon._long_form_kind(kind) }}' as {{ dbt.type_string() }}) as {{ kanon._long_form_marker() }}
+  {%- for name, type in kanon._long_form_columns() %},
+  cast({{ values.get(name[7:], 'null') }} as {{ type }}) as {{ name }}
+  {%- endfor %}
+{%- endmacro %}
+
+{#- A fact row of the long form: `select <released columns as NULL>, 'fact', ...`, its value
+    and text SQL expressions, from `source` when given. -#}
+{% macro _long_form_fact(null_columns, name, value='null', text='null', source=none) %}
+  {%- if name not in kanon._long_form_facts() -%}
+    {{ exceptions.raise_compiler_error("kanon: no long-form fact '" ~ name ~ "'") }}
+  {%- endif -%}
+select
+  {{ null_columns }}
+  {{ kanon._long_form_row('fact', {'fact': "'" ~ name ~ "'", 'value': value, 'text': text}) }}
+{%- if source is not none %}
+from {{ source }}
+{%- endif %}
+{%- endmacro %}
 
 {#- `_kanon_row = '<kind>'`: the condition selecting one kind of row. -#}
 {% macro _long_form_is(kind) %}
   {{ return(kanon._long_form_marker() ~ " = '" ~ kanon._long_form_kind(kind) ~ "'") }}
+{% endmacro %}
+
+{#- `_kanon_row = 'fact' and _kanon_fact = '<name>'`. -#}
+{% macro _long_form_is_fact(name) %}
+  {%- if name not in kanon._long_form_facts() -%}
+    {{ exceptions.raise_compiler_error("kanon: no long-form fact '" ~ name ~ "'") }}
+  {%- endif -%}
+  {{ return(kanon._long_form_is('fact') ~ " and _kanon_fact = '" ~ name ~ "'") }}
 {% endmacro %}
 
 {% macro _long_form_kind(kind) %}

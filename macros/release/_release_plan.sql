@@ -8,6 +8,7 @@
   Every error names the macro the user called (`who`), the model and the argument.
 -#}
 {% macro _release_plan(who, relation, privacy_unit, dimensions, hierarchies, k, ladder, measures, count_column, count_rows, null_policy, remainder=false, null_unit='ignore', dominance=none) %}
+  {%- do kanon._check_relation(relation, 'relation', who) -%}
   {%- do kanon._check_k(k, who) -%}
   {%- do kanon._check_boolean(count_rows, 'count_rows', who) -%}
   {%- do kanon._check_boolean(remainder, 'remainder', who) -%}
@@ -29,6 +30,7 @@
     {{ exceptions.raise_compiler_error(who ~ ": hierarchies must be a mapping {dimension: relation}") }}
   {%- endif -%}
   {%- for name in hierarchies -%}
+    {%- do kanon._check_relation(hierarchies[name], "the hierarchy of '" ~ name ~ "'", who) -%}
     {%- if name not in dimensions -%}
       {{ exceptions.raise_compiler_error(who ~ ": hierarchy given for '" ~ name ~ "', which is not one of the dimensions " ~ (dimensions | join(', ')) ~ " (names must be spelled as in dimensions)") }}
     {%- endif -%}

@@ -6,10 +6,12 @@
   released at the first step where their group reaches k (GENERALIZE); what is left after the
   last step is suppressed (SUPPRESS). Documented in macros/release/_release.yml and the README.
 
-  In a model materialized k_anonymous the same statement also carries the audit of the release
-  (one row per finest cell, and the people suppressed), marked by the column _kanon_row; the
-  materialization publishes the released rows and writes the rest to the private audit trail,
-  in one transaction, so the events are grouped once for both.
+  In a model materialized k_anonymous the same statement is the release's long form
+  (macros/release/_long_form.sql): the released rows, each saying which group it is, the groups
+  left thin and suppressed, and the release's facts, marked by the column _kanon_row. The
+  materialization publishes the released rows and writes the groups to the private audit trail,
+  in one transaction, so the events are grouped once for both. The audit stores groups, not
+  finest cells: kanon.audit_cell_fates replays the ladder to say what happened to any cell.
 -#}
 {% macro release_counts(
     relation,
@@ -37,7 +39,10 @@
       argument is checked when the model compiles, before anything runs. The audit trail is a
       dependency so that `dbt build` creates it before the first release. -#}
   {%- if not execute -%}
-    {%- do ref('kanon', 'kanon_audit_cells') -%}
+    {#- the release kind, known from config at parse time: the materialization reads it -#}
+    {%- do config(kanon_release_kind='counts') -%}
+    {%- do ref('kanon', 'kanon_audit_groups') -%}
+    {%- do ref('kanon', 'kanon_audit_hierarchies') -%}
     {%- do ref('kanon', 'kanon_audit_releases') -%}
     {{ return('select 1 as _kanon_parse_placeholder') }}
   {%- endif -%}
@@ -52,120 +57,101 @@
       transaction, not by a second scan of the events here. -#}
   {%- do kanon._release_check_inputs(plan, warn_missing and not audit, not audit) -%}
   {%- set q = kanon._quote -%}
-  {%- set string = dbt.type_string() -%}
-  {%- set people = kanon._release_people(plan) -%}
-  {%- set last = plan.steps | length -%}
+  {%- set names = kanon._release_names(plan) -%}
+  {%- set rest = '_k_rest_' ~ (names.last + 1) -%}
+  {%- set nulls = kanon._release_null_columns(plan) -%}
 with
-{{ kanon._release_ctes(plan, with_fates=audit, with_remainder=(remainder or audit), fate_json=audit) }}
+{{ kanon._release_ctes(plan, with_rest=(remainder or audit), with_thin=audit) }}
 select
-  {%- if audit %}
-  {{ kanon._long_form_tag('release', typed=true) }},
+  {{ kanon._release_published_columns(plan, '_k_out', '_k_count') }}
+  {%- if audit %},
+  {{ kanon._long_form_row('release', {
+      'decision': "case when _k_step = 0 then 'PASS' else 'GENERALIZE' end",
+      'ladder_step': '_k_step',
+      'labels': kanon._json_object(kanon._release_label_pairs(plan, '_k_out', '_label', true)),
+      'levels': kanon._json_object(kanon._release_label_pairs(plan, '_k_out', '_level', false)),
+      'people': '_k_count'}) }}
   {%- endif %}
-  {%- for d in plan.dims %}
-  _k_label{{ loop.index0 }} as {{ q(d.column) }},
-  _k_level{{ loop.index0 }} as {{ q(d.column ~ '_level') }},
-  {%- endfor %}
-  _k_n as {{ q(plan.count_column) }}
-  {%- for name in plan.measures %},
-  _k_m{{ loop.index0 }} as {{ q(name) }}
-  {%- endfor %}
-  {{- kanon._release_audit_columns(none) if audit }}
 from _k_released
 {%- if remainder %}
 union all
 {# One row for everything the ladder suppressed, released only when it too is not thin (at
    least k people, and not dominated): one group of the engine, keyed by a constant. #}
 select
-  {%- if audit %}
-  {{ kanon._long_form_tag('release') }},
+  {{ kanon._release_published_columns(plan, none, '_k_count') }}
+  {%- if audit %},
+  {{ kanon._long_form_row('release', {'decision': "'REMAINDER'", 'people': '_k_count'}) }}
   {%- endif %}
-  {%- for d in plan.dims %}
-  cast(null as {{ string }}) as {{ q(d.column) }},
-  cast(null as {{ dbt.type_int() }}) as {{ q(d.column ~ '_level') }},
-  {%- endfor %}
-  _k_n as {{ q(plan.count_column) }}
-  {%- for name in plan.measures %},
-  _k_m{{ loop.index0 }} as {{ q(name) }}
-  {%- endfor %}
-  {{- kanon._release_audit_columns(none) if audit }}
 from (
-  {{ kanon._release_count_groups(plan, '(select 1 as _k_all, _k_r.* from _k_rest_' ~ last ~ ' as _k_r) as _k_rest', ['_k_all']) }}
+  {{ kanon._release_count_groups(plan, '(select 1 as _k_everything, _k_suppressed.* from ' ~ rest ~ ' as _k_suppressed) as _k_rest', ['_k_everything']) }}
 ) as _k_remainder
 where not {{ kanon._release_is_thin(plan) }}
 {%- endif %}
 {%- if audit %}
+{%- set policy = kanon._release_policy(plan, config.get('max_suppression')) %}
+{%- set last_levels = plan.steps[names.last] %}
 union all
-{# The audit: what happened to every finest cell (a PASS cell is released as it is) ... #}
+{# The audit: the groups the ladder left thin after its last step, suppressed ... #}
 select
-  {{ kanon._long_form_tag('cell') }},
-  {{- kanon._release_null_columns(plan) }}
-  {{- kanon._release_audit_columns({
-      'cell_labels': '_k_cell_json',
-      'people': '_k_n_orig',
-      'decision': '_k_decision',
-      'ladder_step': '_k_step',
-      'released_labels': 'case when _k_step = 0 then _k_cell_json else _k_released_json end',
-      'released_levels': 'case when _k_step = 0 then ' ~ kanon._json_object(kanon._release_label_pairs(plan, '_k_level', false)) ~ ' else _k_released_levels_json end',
-      'released_people': '_k_n_released',
-  }) }}
-from (
-  select
-    _k_fates.*,
-    {{ kanon._json_object(kanon._release_label_pairs(plan, '_k_orig', true)) }} as _k_cell_json
-  from _k_fates
-) as _k_fates
+  {{ nulls }}
+  {{ kanon._long_form_row('group', {
+      'decision': "'SUPPRESS'",
+      'ladder_step': names.last,
+      'labels': kanon._json_object(kanon._release_label_pairs(plan, '_k_d', '_label', true, last_levels)),
+      'levels': kanon._json_object(kanon._release_label_pairs(plan, '_k_d', '_level', false, last_levels)),
+      'people': '_k_count'}) }}
+from _k_groups_{{ names.last }}
+where {{ kanon._release_is_thin(plan) }}
+{%- if plan.null_policy == 'suppress' %}
 union all
-{# ... and how many distinct people the suppressed events belong to (the ladder's, and under
-   null_policy='suppress' those with a NULL dimension) ... #}
+{# ... and under null_policy='suppress' the finest cells with a NULL, suppressed up front ... #}
 select
-  {{ kanon._long_form_tag('suppressed') }},
-  {{- kanon._release_null_columns(plan) }}
-  {{- kanon._release_audit_columns({'people': people}) }}
-from (
-  select _k_pu from _k_rest_{{ last }}
-  {%- if plan.null_policy == 'suppress' %}
-  union all
-  select _k_pu from _k_merged_events where _k_merged = 2
-  {%- endif %}
-) as _k_suppressed
+  {{ nulls }}
+  {{ kanon._long_form_row('group', {
+      'decision': "'SUPPRESS'",
+      'labels': kanon._json_object(kanon._release_label_pairs(plan, '_k_d', '_label', true, plan.steps[0])),
+      'levels': kanon._json_object(kanon._release_label_pairs(plan, '_k_d', '_level', false, plan.steps[0])),
+      'people': '_k_count'}) }}
+from _k_merged_cells
+where _k_merge = 2
+{%- endif %}
+{# ... and the facts of the release: the finest cells by decision ... #}
 union all
-{# ... and how many events have no person (NULL privacy unit: left out; null_unit says whether that refuses the release) ... #}
-select
-  {{ kanon._long_form_tag('null_unit') }},
-  {{- kanon._release_null_columns(plan) }}
-  {{- kanon._release_audit_columns({
-      'people': ('0' if plan.count_rows else '(select count(*) from ' ~ plan.relation ~ ' where ' ~ q(plan.privacy_unit) ~ ' is null)'),
-      'decision': "'" ~ plan.null_unit ~ "'",
-      'cell_labels': "'" ~ ((plan.privacy_unit or '') | replace("'", "''")) ~ "'"}) }}
+{{ kanon._long_form_fact(nulls, 'cells_passed', 'count(*)', source='_k_groups_0 where not ' ~ kanon._release_is_thin(plan)) }}
 union all
-{# ... and the policy the release was made under ... #}
-select
-  {{ kanon._long_form_tag('policy') }},
-  {{- kanon._release_null_columns(plan) }}
-  {{- kanon._release_audit_columns({
-      'cell_labels': "'" ~ kanon._policy_fingerprint(plan, config.get('max_suppression')) ~ "'"}) }}
+{{ kanon._long_form_fact(nulls, 'cells_generalized',
+    '(select count(*) from _k_thin_0) - (select count(*) from _k_thin_' ~ names.last ~ ')') }}
+union all
+{{ kanon._long_form_fact(nulls, 'cells_suppressed', '(select count(*) from _k_thin_' ~ names.last ~ ')'
+    ~ (' + (select count(*) from _k_merged_cells where _k_merge = 2)' if plan.null_policy == 'suppress' else '')) }}
+union all
+{# ... the people suppressed (the ladder's, and under null_policy='suppress' those with a NULL) ... #}
+{{ kanon._long_form_fact(nulls, 'people_suppressed', kanon._release_people(plan),
+    source='(select _k_person from ' ~ rest ~ (' union all select _k_person from _k_merge_events where _k_merge = 2' if plan.null_policy == 'suppress' else '') ~ ') as _k_suppressed') }}
+union all
+{# ... the events without a person (left out; null_unit says whether that refuses the release) ... #}
+{{ kanon._long_form_fact(nulls, 'events_null_unit',
+    '0' if plan.count_rows else '(select count(*) from ' ~ plan.relation ~ ' where ' ~ q(plan.privacy_unit) ~ ' is null)',
+    "'" ~ plan.null_unit ~ "'") }}
+union all
+{{ kanon._long_form_fact(nulls, 'privacy_unit', text="'" ~ ((plan.privacy_unit or '') | replace("'", "''")) ~ "'") }}
+union all
+{# ... the policy the release was made under, and its plan for replaying cell fates ... #}
+{{ kanon._long_form_fact(nulls, 'policy_fingerprint', text="'" ~ policy.fingerprint ~ "'") }}
+union all
+{{ kanon._long_form_fact(nulls, 'release_plan', text="'" ~ (policy.plan | replace("'", "''")) ~ "'") }}
 {%- if config.get('max_suppression') is not none %}
 union all
-{# ... and, for max_suppression, how many people went in. #}
-select
-  {{ kanon._long_form_tag('people_in') }},
-  {{- kanon._release_null_columns(plan) }}
-  {{- kanon._release_audit_columns({'people': people}) }}
-from _k_events
+{# ... for max_suppression, how many people went in ... #}
+{{ kanon._long_form_fact(nulls, 'people_in', kanon._release_people(plan), source='_k_events') }}
 {%- endif %}
 {%- if warn_missing %}
 {%- for d in plan.dims if d.hierarchy is not none %}
 {%- set i = plan.dims.index(d) %}
 union all
-{# ... and, from the cells already grouped, how many distinct values a hierarchy lacks (the materialization warns). #}
-select
-  {{ kanon._long_form_tag('missing') }},
-  {{- kanon._release_null_columns(plan) }}
-  {{- kanon._release_audit_columns({
-      'cell_labels': "'" ~ (d.name | replace("'", "''")) ~ "'",
-      'people': 'count(distinct _k_v' ~ i ~ ')'}) }}
-from _k_raw_cells
-where _k_lv{{ i }}_0 = {{ d.depth }} and _k_v{{ i }} <> {{ kanon._null_key() }}
+{# ... and, from the cells already grouped, how many distinct values a hierarchy lacks. #}
+{{ kanon._long_form_fact(nulls, 'missing_values', 'count(distinct _k_d' ~ i ~ '_value)', "'" ~ (d.name | replace("'", "''")) ~ "'",
+    source='_k_raw_cells where _k_d' ~ i ~ '_level0 = ' ~ d.depth ~ ' and _k_d' ~ i ~ '_value <> ' ~ kanon._null_key()) }}
 {%- endfor %}
 {%- endif %}
 {%- endif %}
@@ -188,34 +174,37 @@ where _k_lv{{ i }}_0 = {{ d.depth }} and _k_v{{ i }} <> {{ kanon._null_key() }}
   {{ return((k if k is not none else config_k, count_column or config_count or 'people')) }}
 {% endmacro %}
 
-{#- The audit columns of the long form, _kanon_<field> for every field of the audit trail's cell
-    rows (see _audit_cell_fields), NULL unless given (typed, so every union branch agrees). -#}
-{% macro _release_audit_columns(values) %}
-  {%- set values = values or {} -%}
-  {%- for name, type in kanon._audit_cell_fields() %},
-  cast({{ values.get(name, 'null') }} as {{ type }}) as _kanon_{{ name }}
-  {%- endfor %}
-{% endmacro %}
-
-{#- The released columns as NULLs, for the audit rows of the long form. -#}
-{% macro _release_null_columns(plan) %}
+{#- The released columns: each dimension's label and level (from <prefix><i>_label and
+    <prefix><i>_level, NULL when prefix is none), the count, the measures (_k_measure<j>). -#}
+{% macro _release_published_columns(plan, prefix, count) %}
   {%- set q = kanon._quote -%}
+  {%- set string = dbt.type_string() -%}
   {%- for d in plan.dims %}
-  null as {{ q(d.column) }},
-  null as {{ q(d.column ~ '_level') }},
+  {{ (prefix ~ loop.index0 ~ '_label') if prefix else 'cast(null as ' ~ string ~ ')' }} as {{ q(d.column) }},
+  {{ (prefix ~ loop.index0 ~ '_level') if prefix else 'cast(null as ' ~ dbt.type_int() ~ ')' }} as {{ q(d.column ~ '_level') }},
   {%- endfor %}
-  null as {{ q(plan.count_column) }}
+  {{ count }} as {{ q(plan.count_column) }}
   {%- for name in plan.measures %},
-  null as {{ q(name) }}
+  _k_measure{{ loop.index0 }} as {{ q(name) }}
   {%- endfor %}
 {%- endmacro %}
 
-{#- (dimension name, column, is_text) triples for _json_object: columns prefix<i>, or
-    prefix<i>_<level> when given the step's level per dimension. -#}
-{% macro _release_label_pairs(plan, prefix, is_text, levels=none) %}
+{#- The released columns as NULLs, for the audit rows of the long form (with a trailing comma). -#}
+{% macro _release_null_columns(plan) %}
+  {%- set q = kanon._quote -%}
+  {%- for d in plan.dims -%}
+  null as {{ q(d.column) }}, null as {{ q(d.column ~ '_level') }},
+  {% endfor -%}
+  null as {{ q(plan.count_column) }},
+  {%- for name in plan.measures %} null as {{ q(name) }},{% endfor %}
+{%- endmacro %}
+
+{#- (dimension name, column, is_text) triples for _json_object: columns <prefix><i><suffix>, or
+    <prefix><i><suffix><level> when given the step's level per dimension. -#}
+{% macro _release_label_pairs(plan, prefix, suffix, is_text, levels=none) %}
   {%- set pairs = [] -%}
   {%- for d in plan.dims -%}
-    {%- set column = prefix ~ loop.index0 ~ (('_' ~ levels[loop.index0]) if levels is not none else '') -%}
+    {%- set column = prefix ~ loop.index0 ~ suffix ~ ((levels[loop.index0] | string) if levels is not none else '') -%}
     {%- do pairs.append((d.name, column, is_text)) -%}
   {%- endfor -%}
   {{ return(pairs) }}

@@ -35,15 +35,15 @@ with
 {{ kanon._release_ctes(plan, with_released=false, with_fates=true) }}
 select
   {%- for d in plan.dims %}
-  _k_orig{{ loop.index0 }} as {{ q(d.column) }},
+  _k_cell{{ loop.index0 }}_label as {{ q(d.column) }},
   {%- endfor %}
-  _k_n_orig as {{ q(plan.count_column) }},
+  _k_count as {{ q(plan.count_column) }},
   _k_decision as decision,
   _k_step as ladder_step
   {%- for d in plan.dims %},
-  _k_label{{ loop.index0 }} as {{ q('released_' ~ d.column) }},
-  _k_level{{ loop.index0 }} as {{ q('released_' ~ d.column ~ '_level') }}
+  _k_out{{ loop.index0 }}_label as {{ q('released_' ~ d.column) }},
+  _k_out{{ loop.index0 }}_level as {{ q('released_' ~ d.column ~ '_level') }}
   {%- endfor %},
-  _k_n_released as {{ q('released_' ~ plan.count_column) }}
+  _k_out_count as {{ q('released_' ~ plan.count_column) }}
 from _k_fates
 {%- endmacro %}

@@ -1,16 +1,8 @@
 {#-
   PRIVATE. One row per release attempt: RELEASED with its cell counts and suppression rate, or
-  REFUSED with the reason. Filled by the k_anonymous materialization; this model only creates
-  the typed, empty shell (and adds new columns), with kanon_audit_trail: never rebuilt, never
-  granted, never hooked. Its schema comes from kanon's generate_schema_name
-  (macros/audit/_audit_trail.sql), whatever the host project sets; move it deliberately with the
-  var kanon_audit_schema.
+  REFUSED with the failing check and the reason.
+  Filled by the k_anonymous materialization, in the same transaction as the release it records.
+  This model only creates the typed, empty shell (and adds new columns); its config, shared by
+  the audit models, is in _audit__models.yml.
 -#}
-{{ config(
-    materialized='kanon_audit_trail',
-    schema=var('kanon_audit_schema', 'kanon_audit'),
-    full_refresh=false,
-    grants={},
-) }}
-
 {{ kanon._audit_trail_model('releases') }}

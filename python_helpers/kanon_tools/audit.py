@@ -1,44 +1,48 @@
-"""Audits of what was published, and of the audit trail itself.
+"""Audits of what was published, and of the audit trail itself, read through dbt.
 
     python -m kanon_tools audit --report circulation_by_branch_age_title --min-cell 5
-        scans the published mart for rows below the threshold; exit 1 if any (counts only,
-        never the offending rows' labels).
+        scans the model's published relation for rows below the threshold; exit 1 if any
+        (counts only, never the offending rows' labels).
     python -m kanon_tools audit-log [--last 10] [--jump 0.05] [--fail-on-jump]
         the last releases of every report, and warnings where the suppression rate jumped,
         saying whether the release policy had changed.
 
-Both only read: they open the warehouse read-only (a DuckDB file that is not there is refused,
-never created). Bad arguments exit 2 (argparse); a missing database, schema, table, column or
-audit trail exits 1 with one line, `kanon audit: ...` or `kanon audit-log: ...`.
+Both run kanon's macros (kanon.cli_scan_release, kanon.cli_audit_log; macros/cli/) with `dbt
+run-operation` in a dbt project that has kanon (--project-dir, default the current directory;
+--profiles-dir, default DBT_PROFILES_DIR, else the project directory when it holds profiles.yml,
+else ~/.dbt; --target passed to dbt). Where the report and the audit trail live comes from that
+project's graph, so there is no --schema or --audit-schema any more: the project's own schema
+configs (and its kanon_audit_schema var) answer them. dbt's artifacts and log go to a temporary
+directory, not the project's target/.
+
+Both only read: a DuckDB file that is not there is refused before dbt runs (a dbt connection would
+create it); on Postgres the macros make their session read-only; on DuckDB they only select.
+Bad arguments exit 2 (argparse); a missing project, database, model, relation, column or audit
+trail exits 1 with one line, `kanon audit: ...` or `kanon audit-log: ...`.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
-from collections.abc import Iterator
+import tempfile
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 from kanon_tools.cli_types import min_cell, positive_count, share
+from kanon_tools.dbt_runner import DbtError, DbtRunner
 from kanon_tools.warehouse import (
-    TARGETS,
-    Target,
     WarehouseError,
     connect,
     database_errors,
-    fetch,
-    quote_ident,
-    target,
+    profile_target,
+    profiles_dir_for,
 )
-
-AUDIT_SCHEMA = "kanon_audit"
-
-
-def _sql_literal(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
 
 
 def _one_line(exc: BaseException) -> str:
@@ -49,7 +53,8 @@ def _one_line(exc: BaseException) -> str:
 
 @contextmanager
 def _reading(kind: str, command: str) -> Iterator[Any]:
-    """A read-only connection; any failure to open or read it ends the command in one line."""
+    """A read-only driver connection; any failure to open or read it ends the command in one line.
+    (The demo's; audit and audit-log read through dbt, see _operation.)"""
     prefix = f"kanon {command}"
     errors = database_errors(kind)
     try:
@@ -66,82 +71,48 @@ def _reading(kind: str, command: str) -> Iterator[Any]:
         conn.close()
 
 
-def _like_escape(text: str) -> str:
-    """`text` as a LIKE pattern matching only itself, with backslash as the escape character."""
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-
-
-def _audit_relation(tgt: Target, name: str, audit_schema: str | None) -> str:
-    if audit_schema:
-        return f"{quote_ident(audit_schema)}.{quote_ident(name)}"
-    return tgt.relation(name, AUDIT_SCHEMA)
-
-
-def find_mart(conn: Any, tgt: Target, report: str, schema: str | None) -> str:
-    """The published relation of a report: in `schema`, or the one table of that name under the target's schemas."""
-    if schema:
-        return f"{quote_ident(schema)}.{quote_ident(report)}"
-    # The target schema itself or dbt's <target schema>_<custom schema>, matched literally: `_`, `%`
-    # and `\` in the name are escaped, so kt_a matches neither ktxa_... nor kt_a2_...
-    custom = _like_escape(tgt.schema + "_") + "%"
-    _, rows = fetch(
-        conn,
-        "select table_schema from information_schema.tables "
-        f"where table_name = {_sql_literal(report)} "
-        f"and (table_schema = {_sql_literal(tgt.schema)} or table_schema like {_sql_literal(custom)} escape '\\') "
-        f"and table_schema <> {_sql_literal(tgt.schema + '_' + AUDIT_SCHEMA)}",
-    )
-    if len(rows) != 1:
-        found = ", ".join(sorted(str(r[0]) for r in rows)) or "none"
-        raise SystemExit(f"kanon audit: expected one published table named {report!r}, found in schemas: {found}; "
-                         "name it with --schema")
-    return f"{quote_ident(str(rows[0][0]))}.{quote_ident(report)}"
-
-
-def latest_count_column(conn: Any, releases: str, report: str) -> str | None:
-    """The count column the last successful release of the report was checked on."""
+@contextmanager
+def cli_runner(args: argparse.Namespace, command: str) -> Iterator[DbtRunner]:
+    """A DbtRunner for a read-only CLI command in the project of --project-dir / --profiles-dir /
+    --target (see add_dbt_options), with dbt's artifacts in a temporary directory. Refuses, in one
+    line, a directory that is no dbt project, an unreadable profile, and a DuckDB file that is not
+    there (checked before dbt runs: a dbt connection would create it)."""
+    prefix = f"kanon {command}"
+    project_dir = Path(args.project_dir).resolve()
+    if not (project_dir / "dbt_project.yml").is_file():
+        raise SystemExit(f"{prefix}: no dbt project at {project_dir} (no dbt_project.yml); "
+                         "run it from the project or give --project-dir")
+    profiles_dir = Path(args.profiles_dir).resolve() if args.profiles_dir else profiles_dir_for(project_dir)
+    cwd = Path.cwd()  # dbt runs here, as when typed here: relative paths in profiles.yml mean the same
     try:
-        _, rows = fetch(
-            conn,
-            f"select count_column from {releases} where report = {_sql_literal(report)} "
-            "and status = 'RELEASED' order by released_at desc limit 1",
-        )
-    except Exception:  # no audit trail reachable: the caller falls back to --count-column
-        # Postgres connections here are autocommit, DuckDB has no open transaction after a
-        # failed statement (its rollback() would raise): nothing to roll back either way.
-        return None
-    return str(rows[0][0]) if rows and rows[0][0] else None
+        missing = profile_target(project_dir, profiles_dir, args.target).missing_duckdb_file(cwd)
+    except WarehouseError as exc:
+        raise SystemExit(f"{prefix}: {exc}") from None
+    if missing is not None:
+        raise SystemExit(f"{prefix}: no DuckDB database at {missing} (the profile's path; KANON_DUCKDB_PATH in "
+                         "kanon's profiles.yml): build the project first, or point the profile at its file")
+    with tempfile.TemporaryDirectory(prefix="kanon-cli-") as scratch:
+        yield DbtRunner(project_dir, profiles_dir=profiles_dir, target=args.target, cwd=cwd,
+                        target_path=Path(scratch) / "target", log_path=Path(scratch) / "logs")
 
 
-def mart_columns(conn: Any, kind: str, mart: str) -> list[str]:
-    """The published table's column names; a table that cannot be read ends the audit in one line."""
-    try:
-        columns, _ = fetch(conn, f"select * from {mart} where 1 = 0")
-    except database_errors(kind) as exc:
-        raise SystemExit(f"kanon audit: cannot read {mart}: {_one_line(exc)}") from None
-    return columns
+def _operation(args: argparse.Namespace, command: str, macro: str, macro_args: Mapping[str, Any]) -> Any:
+    """Run a kanon cli_ macro in the project; any failure ends the command in one line."""
+    with cli_runner(args, command) as runner:
+        try:
+            return runner.run_operation(macro, macro_args)
+        except DbtError as exc:
+            raise SystemExit(f"kanon {command}: {exc.message}") from None
 
 
 def run_audit(args: argparse.Namespace) -> int:
-    tgt = target(args.target)
-    with _reading(args.target, "audit") as conn:
-        mart = find_mart(conn, tgt, args.report, args.schema)
-        columns = mart_columns(conn, args.target, mart)
-        releases = _audit_relation(tgt, "kanon_audit_releases", args.audit_schema)
-        column = args.count_column or latest_count_column(conn, releases, args.report) or "people"
-        # DuckDB resolves quoted names case-insensitively, Postgres exactly
-        known = columns if args.target == "postgres" else [c.lower() for c in columns]
-        if (column if args.target == "postgres" else column.lower()) not in known:
-            raise SystemExit(f"kanon audit: {mart} has no column {column!r} (its columns: {', '.join(columns)}); "
-                             "name the people-count column with --count-column")
-        _, rows = fetch(
-            conn,
-            f"select count(*), sum(case when {quote_ident(column)} is null or {quote_ident(column)} < {args.min_cell} "
-            f"then 1 else 0 end), min({quote_ident(column)}) from {mart}",
-        )
-    total, below, smallest = rows[0]
-    below = int(below or 0)
-    print(f"{mart}: {total} rows, smallest {column} = {smallest}, {below} row(s) below {args.min_cell} or NULL")
+    macro_args: dict[str, Any] = {"report": args.report, "min_cell": args.min_cell}
+    if args.count_column:
+        macro_args["count_column"] = args.count_column
+    scan = _operation(args, "audit", "kanon.cli_scan_release", macro_args)
+    relation, column, total = scan["relation"], scan["count_column"], scan["rows"]
+    below, smallest = int(scan["below"]), scan["smallest"]
+    print(f"{relation}: {total} rows, smallest {column} = {smallest}, {below} row(s) below {args.min_cell} or NULL")
     if below:
         print(f"FAIL: {args.report} publishes {below} cell(s) describing fewer than {args.min_cell} people",
               file=sys.stderr)
@@ -185,29 +156,22 @@ def jumps(releases: list[Release], threshold: float) -> list[str]:
     return warnings
 
 
+def _release(row: Mapping[str, Any]) -> Release:
+    def count(name: str) -> int | None:
+        return None if row[name] is None else int(row[name])
+
+    return Release(
+        str(row["report"]), row["released_at"], str(row["status"]), str(row["policy_fingerprint"]), int(row["k"]),
+        count("cells_in"), count("cells_suppressed"),
+        None if row["suppression_rate"] is None else float(Decimal(str(row["suppression_rate"]))),
+        None if row["reason"] is None else str(row["reason"]),
+    )
+
+
 def run_audit_log(args: argparse.Namespace) -> int:
-    tgt = target(args.target)
-    with _reading(args.target, "audit-log") as conn:
-        releases = _audit_relation(tgt, "kanon_audit_releases", args.audit_schema)
-        try:
-            _, rows = fetch(
-                conn,
-                "select report, released_at, status, policy_fingerprint, k, cells_in, cells_suppressed, "
-                f"suppression_rate, reason from {releases} order by released_at, report",
-            )
-        except database_errors(args.target) as exc:
-            raise SystemExit(f"kanon audit-log: cannot read the audit trail {releases} (nothing released yet, "
-                             f"or name its schema with --audit-schema): {_one_line(exc)}") from None
-    history = [
-        Release(
-            str(r[0]), r[1], str(r[2]), str(r[3]), int(r[4]),
-            None if r[5] is None else int(r[5]),
-            None if r[6] is None else int(r[6]),
-            None if r[7] is None else float(Decimal(str(r[7]))),
-            None if r[8] is None else str(r[8]),
-        )
-        for r in rows
-    ]
+    # The whole history, not --last: a jump is judged against the release before it, however old.
+    log = _operation(args, "audit-log", "kanon.cli_audit_log", {})
+    history = [_release(row) for row in log["releases"]]
     print(f"{'report':<40} {'released_at':<20} {'status':<9} {'k':>3} {'cells':>7} {'suppr.':>7} {'rate':>7}  policy")
     for rel in history[-args.last:]:
         rate = "" if rel.rate is None else f"{rel.rate:.1%}"
@@ -222,22 +186,36 @@ def run_audit_log(args: argparse.Namespace) -> int:
     return 1 if warnings and args.fail_on_jump else 0
 
 
+def add_dbt_options(parser: argparse.ArgumentParser) -> None:
+    """--project-dir, --profiles-dir and --target, as cli_runner reads them."""
+    parser.add_argument("--project-dir", default=os.curdir,
+                        help="the dbt project that has kanon installed (default: the current directory)")
+    parser.add_argument("--profiles-dir", default=None,
+                        help="where profiles.yml is (default: DBT_PROFILES_DIR, else the project directory "
+                             "when it holds one, else ~/.dbt)")
+    parser.add_argument("--target", default=None, help="the dbt target to read (default: the profile's own)")
+
+
 def register(subparsers: Any) -> None:
-    audit = subparsers.add_parser("audit", help="scan a published mart for cells below a threshold")
-    audit.add_argument("--report", required=True, help="the mart's name, e.g. circulation_by_branch_age_title")
+    graph = "(its relation comes from the dbt project's graph: no --schema needed)"
+    audit = subparsers.add_parser("audit", help="scan a published mart for cells below a threshold",
+                                  description=f"Scan a released model's published relation {graph}, "
+                                              "through `dbt run-operation kanon.cli_scan_release`.")
+    audit.add_argument("--report", required=True,
+                       help="the released model's name, e.g. circulation_by_branch_age_title")
     audit.add_argument("--min-cell", type=min_cell, required=True,
                        help="smallest number of people a row may show: a whole number >= 2, like k")
     audit.add_argument("--count-column", help="default: the one its last release was checked on, else 'people'")
-    audit.add_argument("--schema", help="the mart's schema (default: found under the target schema)")
-    audit.add_argument("--audit-schema", help=f"default: <target schema>_{AUDIT_SCHEMA}")
-    audit.add_argument("--target", choices=TARGETS, default="duckdb")
+    add_dbt_options(audit)
     audit.set_defaults(func=run_audit)
 
-    log = subparsers.add_parser("audit-log", help="summarize the audit trail; warn on suppression-rate jumps")
+    log = subparsers.add_parser("audit-log", help="summarize the audit trail; warn on suppression-rate jumps",
+                                description="Summarize the audit trail (kanon_audit_releases, found from the dbt "
+                                            "project's graph: no --audit-schema needed), through `dbt run-operation "
+                                            "kanon.cli_audit_log`.")
     log.add_argument("--last", type=positive_count, default=10, help="how many releases to list (at least 1)")
     log.add_argument("--jump", type=share, default=0.05,
                      help="warn when the rate moves by more than this share (0.05 = 5 points)")
     log.add_argument("--fail-on-jump", action="store_true", help="exit 1 when there is a warning")
-    log.add_argument("--audit-schema", help=f"default: <target schema>_{AUDIT_SCHEMA}")
-    log.add_argument("--target", choices=TARGETS, default="duckdb")
+    add_dbt_options(log)
     log.set_defaults(func=run_audit_log)

@@ -1,7 +1,9 @@
 """`python -m kanon_tools bench` (`make bench`): what a release costs against the bare aggregate.
 
-For each warehouse and size it generates circulation events with the generator, then builds,
-through dbt, in a throw-away dbt project that installs kanon from this checkout:
+For each warehouse and size it generates circulation events with the generator (once with its
+default profile, once with its `thinner` one), then builds, through dbt, the bench project
+(bench_project/, real model files; copied into the scratch folder with a packages.yml that
+installs kanon from this checkout; the generated relations and k reach it as dbt vars):
 
   floor_<report>     the bare aggregate: count(distinct patron_token) grouped by the report's
                      dimensions, materialized as a table;
@@ -9,13 +11,19 @@ through dbt, in a throw-away dbt project that installs kanon from this checkout:
                      materialization (default ladder; audit trail included);
   engine_<report>    the same release_counts call as a plain table: the engine alone, without
                      the gate, the audit trail and the swap;
-  recount_thin       (thin-heavy report only) the floor plus one more distinct pass over the
+  recount_<report>   (thin-heavy reports only) the floor plus one more distinct pass over the
                      events of the thin cells: the honest floor of a release that must recount;
 
-for two reports: `thin` (branch x age band x title, most finest cells below k) and `dense`
-(branch x age band x subject, few below k). Each model runs in its own dbt invocation, `repeats`
-times; the time is dbt's own execution time of the node (run_results.json, no dbt start-up), the
-memory the dbt process's peak RSS (DuckDB runs inside it; on Postgres it is the client only).
+for three reports: `thin` (branch x age band x title, most finest cells below k), `thinner` (the
+same dimensions over the generator's `thinner` profile: ~97% of ~5.9M finest cells below k at 10M
+events, the issue's target workload) and `dense` (branch x age band x subject, few below k). Each
+model runs in its own dbt invocation, `repeats` times; the time is dbt's own execution time of
+the node (run_results.json, no dbt start-up), the memory the dbt process's peak RSS (DuckDB runs
+inside it; on Postgres it is the client only).
+
+After the last release of each report it measures what that release added to the audit trail:
+rows carrying its invocation_id in each kanon_audit_* table, and bytes (the growth of those
+tables: pg_total_relation_size on Postgres, storage blocks on DuckDB).
 
 It also times the approach of the problem statement: the grouped counts pulled out of the
 warehouse and generalized and suppressed in Python (fetch included), which adds up counts of
@@ -32,21 +40,33 @@ import os
 import platform
 import shutil
 import statistics
-import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from kanon_tools import generate
 from kanon_tools.cli_types import count_list, positive_count
-from kanon_tools.warehouse import connect
+from kanon_tools.dbt_runner import DbtResult, DbtRunner
+from kanon_tools.warehouse import connect, quote_ident
 
 ROOT = Path(__file__).resolve().parents[2]
+BENCH_PROJECT = Path(__file__).resolve().parent / "bench_project"
 K = 5
-REPORTS = {"thin": ("branch", "age_band", "title"), "dense": ("branch", "age_band", "subject")}
+REPORTS = {
+    "thin": ("branch", "age_band", "title"),
+    "thinner": ("branch", "age_band", "title"),
+    "dense": ("branch", "age_band", "subject"),
+}
+RECOUNTED = ("thin", "thinner")  # the thin-heavy reports, with a recount_<report> model
+# The events table the generator writes for each of its profiles (hierarchies: <table>_hierarchy_*).
+PROFILE_TABLES = {"default": "events", "thinner": "events_thinner"}
+# Built once per size before the timed models: the events' views and the dense report's inputs.
+INPUT_MODELS = ("bench_events", "bench_events_thinner", "bench_hierarchy_title", "bench_hierarchy_title_thinner",
+                "bench_hierarchy_branch", "bench_hierarchy_age_band", "bench_events_subject",
+                "bench_hierarchy_subject")
 PG_SCHEMA = "kanon_bench"
 NOTES_MARKER = "<!-- notes: everything below this line is kept when make bench rewrites the file -->"
 
@@ -59,107 +79,28 @@ def label(size: int) -> str:
     return f"{size // 1_000_000}M" if size % 1_000_000 == 0 else f"{size // 1_000}k" if size % 1_000 == 0 else str(size)
 
 
-# --- the throw-away dbt project ------------------------------------------------------------------
+# --- the bench dbt project ------------------------------------------------------------------------
 
-def _models(events: str, hierarchy: str) -> dict[str, str]:
-    """Model files of the bench project. `events` / `hierarchy` are the relations' SQL names
-    (hierarchy without the _title/_branch/_age_band suffix)."""
-    thin = "branch, age_band, title"
-    dense = "branch, age_band, subject"
-    call = """{config}
-{{{{ kanon.release_counts(
-    relation={relation},
-    privacy_unit='patron_token',
-    dimensions={dims},
-    hierarchies={hierarchies},{extra}
-) }}}}
-"""
-    configs = {
-        "release": (f"{{{{ config(materialized='k_anonymous', k={K}) }}}}", ""),
-        # the engine alone, as a plain table with the planner settings the k_anonymous
-        # materialization sets (none on DuckDB); warn_missing off, since outside k_anonymous it
-        # scans the events once more
-        "engine": ("{{ config(materialized='table', pre_hook=\"{{ kanon.release_planner_settings() }}\") }}",
-                   f"\n    k={K},\n    warn_missing=false,"),
-    }
-    hierarchies = "{'branch': ref('bench_hierarchy_branch'), 'age_band': ref('bench_hierarchy_age_band'), "
-    reports = {
-        "thin": ("ref('bench_events')", hierarchies + "'title': ref('bench_hierarchy_title')}"),
-        "dense": ("ref('bench_events_subject')", hierarchies + "'subject': ref('bench_hierarchy_subject')}"),
-    }
-    releases = {
-        f"{kind}_{report}.sql": call.format(config=config, extra=extra, relation=relation,
-                                            dims=list(REPORTS[report]), hierarchies=hierarchy_refs)
-        for kind, (config, extra) in configs.items()
-        for report, (relation, hierarchy_refs) in reports.items()
-    }
-    h = hierarchy
-    return {
-        "bench_events.sql": f"{{{{ config(materialized='view') }}}}\nselect * from {events}\n",
-        "bench_hierarchy_title.sql": f"{{{{ config(materialized='view') }}}}\nselect * from {h}_title\n",
-        "bench_hierarchy_branch.sql": f"{{{{ config(materialized='view') }}}}\nselect * from {h}_branch\n",
-        "bench_hierarchy_age_band.sql": f"{{{{ config(materialized='view') }}}}\nselect * from {h}_age_band\n",
-        # the dense report's dimension: each loan's subject (the title hierarchy's level 1)
-        "bench_events_subject.sql": (
-            "{{ config(materialized='table') }}\n"
-            "select e.patron_token, e.branch, e.age_band, h.level_1 as subject\n"
-            "from {{ ref('bench_events') }} as e\n"
-            "inner join {{ ref('bench_hierarchy_title') }} as h on e.title = h.level_0\n"
-        ),
-        "bench_hierarchy_subject.sql": (
-            "{{ config(materialized='table') }}\n"
-            "select distinct level_1 as level_0, level_2 as level_1, level_3 as level_2\n"
-            "from {{ ref('bench_hierarchy_title') }}\n"
-        ),
-        "floor_thin.sql": (
-            "{{ config(materialized='table') }}\n"
-            f"select {thin}, count(distinct patron_token) as people\n"
-            "from {{ ref('bench_events') }}\n"
-            f"group by {thin}\n"
-        ),
-        "floor_dense.sql": (
-            "{{ config(materialized='table') }}\n"
-            f"select {dense}, count(distinct patron_token) as people\n"
-            "from {{ ref('bench_events_subject') }}\n"
-            f"group by {dense}\n"
-        ),
-        # the floor plus the one recount in distinct people any release of this report must do
-        "recount_thin.sql": (
-            "{{ config(materialized='table') }}\n"
-            "with cells as (\n"
-            f"    select {thin}, count(distinct patron_token) as people\n"
-            "    from {{ ref('bench_events') }}\n"
-            f"    group by {thin}\n"
-            "),\n"
-            "thin_events as (\n"
-            "    select e.patron_token, e.branch, e.age_band, e.title\n"
-            "    from {{ ref('bench_events') }} as e\n"
-            "    inner join cells as c\n"
-            "        on e.branch = c.branch and e.age_band = c.age_band and e.title = c.title\n"
-            f"    where c.people < {K}\n"
-            ")\n"
-            f"select {thin}, people from cells where people >= {K}\n"
-            "union all\n"
-            "select t.branch, t.age_band, h.level_1, count(distinct t.patron_token)\n"
-            "from thin_events as t\n"
-            "inner join {{ ref('bench_hierarchy_title') }} as h on t.title = h.level_0\n"
-            "group by t.branch, t.age_band, h.level_1\n"
-        ),
-        **releases,
-    }
+def write_project(path: Path) -> None:
+    """A copy of bench_project/ at `path` that installs kanon from this checkout.
 
-
-def write_project(path: Path, events: str, hierarchy: str) -> None:
+    The models are the repository's files; only packages.yml is written here, since it names the
+    checkout by its absolute path."""
     if path.exists():
         shutil.rmtree(path)
-    (path / "models").mkdir(parents=True)
-    (path / "dbt_project.yml").write_text(
-        "name: kanon_bench\nversion: '1.0'\nconfig-version: 2\nprofile: kanon\n"
-        "model-paths: [models]\n"
-    )
-    (path / "packages.yml").write_text(f"packages:\n  - local: {ROOT}\n")
-    for name, sql in _models(events, hierarchy).items():
-        (path / "models" / name).write_text(sql)
+    shutil.copytree(BENCH_PROJECT, path, ignore=shutil.ignore_patterns("target", "logs", "dbt_packages",
+                                                                        "packages.yml", "package-lock.yml"))
+    (path / "packages.yml").write_text(f"packages:\n  - local: {json.dumps(str(ROOT))}\n")
+
+
+def project_vars(events: Mapping[str, str]) -> dict[str, Any]:
+    """The bench project's vars: k, and the relations the generator wrote for each profile."""
+    out: dict[str, Any] = {"bench_k": K}
+    for profile, relation in events.items():
+        suffix = "" if profile == "default" else f"_{profile}"
+        out[f"bench_events{suffix}"] = relation
+        out[f"bench_hierarchy{suffix}"] = f"{relation}_hierarchy_"
+    return out
 
 
 # --- running and measuring -----------------------------------------------------------------------
@@ -175,52 +116,49 @@ class Timing:
 
 
 @dataclass
+class Trail:
+    """What one release added to the audit trail: rows per kanon_audit_* table, and bytes."""
+
+    rows: dict[str, int]
+    bytes: int | None  # None: the warehouse could not say
+
+    @property
+    def total_rows(self) -> int:
+        return sum(self.rows.values())
+
+
+@dataclass
 class Bench:
     workdir: Path
     env: dict[str, str]
     project: Path
+    vars: dict[str, Any]
     quiet: bool = False
 
-    def dbt(self, *args: str) -> tuple[dict[str, float], float]:
-        """Run dbt; returns each node's execution time and the process's peak RSS in MB."""
-        target = self.workdir / "target"
-        env = {**self.env, "DBT_TARGET_PATH": str(target), "DBT_LOG_PATH": str(self.workdir / "logs")}
-        log = self.workdir / "dbt_output.txt"  # a file, not a pipe: nobody reads while we poll
-        with log.open("w") as out:
-            proc = subprocess.Popen(
-                [str(Path(sys.executable).parent / "dbt"), *args, "--project-dir", str(self.project)],
-                cwd=self.project, env=env, stdout=out, stderr=subprocess.STDOUT, text=True,
-            )
-        # Peak RSS from /proc (VmHWM, the process's own high-water mark, polled until it exits):
-        # a forked child's ru_maxrss would also count the pages it shared with this process.
-        peak_kib = 0
-        status = Path(f"/proc/{proc.pid}/status")
-        while proc.poll() is None:
-            try:
-                for line in status.read_text().splitlines():
-                    if line.startswith("VmHWM:"):
-                        peak_kib = max(peak_kib, int(line.split()[1]))
-            except (OSError, ValueError):
-                pass
-            time.sleep(0.05)
-        output = log.read_text()
-        if proc.returncode != 0:
-            raise RuntimeError(f"dbt {' '.join(args)} failed:\n{output[-4000:]}")
-        run_results = target / "run_results.json"
-        if not run_results.exists():  # dbt deps writes none
-            return {}, peak_kib / 1024
-        results = json.loads(run_results.read_text())["results"]
-        run_results.unlink()
-        times = {r["unique_id"].split(".")[-1]: float(r["execution_time"]) for r in results}
-        return times, peak_kib / 1024
+    def dbt(self, *args: str) -> DbtResult:
+        """Run dbt through the one runner, measuring the process's peak RSS; a failure raises."""
+        # no time limit: a 100M-event release may take longer than any limit a test would set
+        runner = DbtRunner(self.project, env=self.env, target_path=self.workdir / "target",
+                           log_path=self.workdir / "logs", timeout=None)
+        result = runner.run(*args, measure_rss=True)
+        if not result.ok:
+            raise RuntimeError(f"dbt {' '.join(args)} failed:\n{result.output[-4000:]}")
+        return result
 
-    def time_model(self, model: str, repeats: int) -> Timing:
+    def run(self, *models: str) -> DbtResult:
+        return self.dbt("run", "--select", *models, "--threads", "1", "--vars", json.dumps(self.vars))
+
+    def time_model(self, model: str, repeats: int,
+                   before_last: Callable[[], Any] | None = None) -> tuple[Timing, DbtResult]:
+        """Run the model `repeats` times; before_last is called just before the last run."""
         timing = Timing()
-        for _ in range(repeats):
-            times, peak = self.dbt("run", "--select", model, "--threads", "1")
-            timing.seconds.append(times[model])
-            timing.peak_mb.append(peak)
-        return timing
+        for i in range(repeats):
+            if before_last is not None and i == repeats - 1:
+                before_last()
+            result = self.run(model)
+            timing.seconds.append(result.execution_times()[model])
+            timing.peak_mb.append(result.peak_rss_mb or 0.0)
+        return timing, result
 
 
 def python_baseline(kind: str, relation: str, hierarchy: str, env: dict[str, str], duckdb_path: Path | None) -> float:
@@ -280,6 +218,8 @@ class Result:
     recount: Timing | None
     python_seconds: float | None
     thin_share: float
+    cells: int  # finest cells of the report (rows of its floor)
+    trail: Trail
 
 
 def run_size(kind: str, size: int, repeats: int, workdir: Path, quiet: bool, python: bool) -> list[Result]:
@@ -292,66 +232,184 @@ def run_size(kind: str, size: int, repeats: int, workdir: Path, quiet: bool, pyt
         duckdb_path = workdir / f"bench_{label(size)}.duckdb"
         for stale in (duckdb_path, Path(f"{duckdb_path}.wal")):
             stale.unlink(missing_ok=True)
-        generate.write_duckdb(duckdb_path, "events", events=size, quiet=quiet)
+        events = {profile: f"main.{table}" for profile, table in PROFILE_TABLES.items()}
+        for profile, table in PROFILE_TABLES.items():
+            generate.write_duckdb(duckdb_path, table, events=size, profile=profile, quiet=quiet)
         env.update(KANON_DUCKDB_PATH=str(duckdb_path), KANON_SCHEMA="main")
-        events, hierarchy = "main.events", "main.events_hierarchy"
     else:
+        _drop_postgres_schemas()
         conn = connect("postgres")
-        conn.cursor().execute(f"drop schema if exists {PG_SCHEMA} cascade; create schema {PG_SCHEMA}")
+        conn.cursor().execute(f"create schema {PG_SCHEMA}")
         conn.close()
-        generate.write_postgres(f"{PG_SCHEMA}.events", events=size, quiet=quiet)
+        events = {profile: f"{PG_SCHEMA}.{table}" for profile, table in PROFILE_TABLES.items()}
+        for profile, relation in events.items():
+            generate.write_postgres(relation, events=size, profile=profile, quiet=quiet)
         env.update(KANON_SCHEMA=f"{PG_SCHEMA}_out")
-        events, hierarchy = f"{PG_SCHEMA}.events", f"{PG_SCHEMA}.events_hierarchy"
     if not quiet:
         print(f"[{kind} {label(size)}] generated in {time.perf_counter() - start:.1f}s", flush=True)
 
-    bench = Bench(workdir, env, workdir / f"project_{kind}", quiet)
-    write_project(bench.project, events, hierarchy)
+    bench = Bench(workdir, env, workdir / f"project_{kind}", project_vars(events), quiet)
+    write_project(bench.project)
     bench.dbt("deps")
-    bench.dbt("run", "--select", "bench_events", "bench_hierarchy_title", "bench_hierarchy_branch",
-              "bench_hierarchy_age_band", "bench_events_subject", "bench_hierarchy_subject")
+    bench.run(*INPUT_MODELS)
 
     results = []
     for report in REPORTS:
-        floor = bench.time_model(f"floor_{report}", repeats)
-        release = bench.time_model(f"release_{report}", repeats)
-        engine = bench.time_model(f"engine_{report}", repeats)
-        recount = bench.time_model("recount_thin", repeats) if report == "thin" else None
-        py = python_baseline(kind, events, hierarchy, env, duckdb_path) if python and report == "thin" else None
-        result = Result(kind, size, report, floor, release, engine, recount, py, _thin_share(kind, duckdb_path, report))
+        floor, _ = bench.time_model(f"floor_{report}", repeats)
+        # the trail's size just before the last release, to see what that one release added
+        before: dict[str, tuple[int, int]] = {}
+
+        def measure_before(sizes: dict[str, tuple[int, int]] = before) -> None:
+            sizes.update(_trail_sizes(kind, duckdb_path))
+
+        release, last = bench.time_model(f"release_{report}", repeats, measure_before)
+        trail = _trail_added(kind, duckdb_path, before, str(last.invocation_id))
+        engine, _ = bench.time_model(f"engine_{report}", repeats)
+        recount = bench.time_model(f"recount_{report}", repeats)[0] if report in RECOUNTED else None
+        py = None
+        if python and report == "thin":
+            py = python_baseline(kind, events["default"], events["default"] + "_hierarchy", env, duckdb_path)
+        thin_share, cells = _thin_share(kind, duckdb_path, report)
+        result = Result(kind, size, report, floor, release, engine, recount, py, thin_share, cells, trail)
         results.append(result)
         if not quiet:
-            print(f"[{kind} {label(size)}] {report}: floor {floor.median:.2f}s release {release.median:.2f}s "
-                  f"ratio {release.median / floor.median:.2f}", flush=True)
+            print(f"[{kind} {label(size)}] {report}: {cells:,} cells, {thin_share:.0%} thin; floor "
+                  f"{floor.median:.2f}s release {release.median:.2f}s ratio {release.median / floor.median:.2f}; "
+                  f"trail +{trail.total_rows:,} rows, +{_mb(trail.bytes)} MB per release", flush=True)
     if kind == "postgres":
-        conn = connect("postgres")
-        conn.cursor().execute(
-            f"drop schema if exists {PG_SCHEMA} cascade; drop schema if exists {PG_SCHEMA}_out cascade;"
-            f" drop schema if exists {PG_SCHEMA}_out_kanon_audit cascade"
-        )
-        conn.close()
+        _drop_postgres_schemas()
     elif duckdb_path is not None:
         duckdb_path.unlink(missing_ok=True)
     return results
 
 
-def _thin_share(kind: str, duckdb_path: Path | None, report: str) -> float:
-    """Share of the report's finest cells holding fewer than K people (from its floor, just built)."""
+def _drop_postgres_schemas() -> None:
+    """The generator's schema and everything dbt built beside it (<schema>_out, its audit schema)."""
+    conn = connect("postgres")
+    try:
+        cur = conn.cursor()
+        cur.execute("select nspname from pg_namespace where nspname = %s or nspname like %s",
+                    (PG_SCHEMA, PG_SCHEMA + "\\_out%"))
+        for (schema,) in cur.fetchall():
+            cur.execute(f"drop schema if exists {quote_ident(schema)} cascade")
+    finally:
+        conn.close()
+
+
+def _read(kind: str, duckdb_path: Path | None) -> Any:
     if kind == "duckdb":
         import duckdb
 
-        conn: Any = duckdb.connect(str(duckdb_path), read_only=True)
-        schema = "main"
-    else:
-        conn = connect("postgres")
-        schema = f"{PG_SCHEMA}_out"
+        return duckdb.connect(str(duckdb_path), read_only=True)
+    return connect("postgres")
+
+
+def _thin_share(kind: str, duckdb_path: Path | None, report: str) -> tuple[float, int]:
+    """Share of the report's finest cells holding fewer than K people, and how many finest cells
+    there are (from its floor, just built)."""
+    conn = _read(kind, duckdb_path)
+    schema = "main" if kind == "duckdb" else f"{PG_SCHEMA}_out"
     try:
         cur = conn.cursor()
-        cur.execute(f"select avg(case when people < {K} then 1.0 else 0.0 end) from {schema}.floor_{report}")
+        cur.execute(f"select avg(case when people < {K} then 1.0 else 0.0 end), count(*) from {schema}.floor_{report}")
         row = cur.fetchone()
-        return float(row[0]) if row and row[0] is not None else 0.0
+        return (float(row[0]) if row and row[0] is not None else 0.0), int(row[1]) if row else 0
     finally:
         conn.close()
+
+
+# --- the audit trail's growth --------------------------------------------------------------------
+
+def _audit_tables(cur: Any, kind: str) -> list[tuple[str, str]]:
+    """(schema, table) of every kanon_audit_* table in the schema holding the bench's
+    kanon_audit_releases (<target schema>_<audit schema>): whatever tables the trail has, not a
+    fixed list. On Postgres the database is shared, so other schemas' trails are left out."""
+    own = "main" if kind == "duckdb" else f"{PG_SCHEMA}_out"
+    cur.execute("select table_schema from information_schema.tables where table_name = 'kanon_audit_releases'")
+    schemas = [str(row[0]) for row in cur.fetchall()]
+    schemas = [schema for schema in schemas if schema == own or schema.startswith(own + "_")]
+    if not schemas:  # before the first release: no trail yet, nothing to count
+        return []
+    if len(schemas) > 1:
+        raise RuntimeError(f"expected one schema holding kanon_audit_releases, found {', '.join(schemas)}")
+    cur.execute(f"select table_name from information_schema.tables where table_schema = {_literal(schemas[0])}")
+    names = sorted(str(row[0]) for row in cur.fetchall())
+    return [(schemas[0], name) for name in names if name.startswith("kanon_audit_")]
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _trail_sizes(kind: str, duckdb_path: Path | None) -> dict[str, tuple[int, int]]:
+    """(rows, bytes) of each audit table now. Bytes: on Postgres pg_total_relation_size (table,
+    TOAST and indexes); on DuckDB the storage blocks the table's column segments occupy."""
+    conn = _read(kind, duckdb_path)
+    try:
+        cur = conn.cursor()
+        sizes: dict[str, tuple[int, int]] = {}
+        block_size = 0
+        if kind == "duckdb":
+            cur.execute("select block_size from pragma_database_size() limit 1")
+            block_size = int(cur.fetchone()[0])
+        for schema, table in _audit_tables(cur, kind):
+            relation = f"{quote_ident(schema)}.{quote_ident(table)}"
+            cur.execute(f"select count(*) from {relation}")
+            rows = int(cur.fetchone()[0])
+            if kind == "duckdb":
+                cur.execute(
+                    "select count(distinct block_id) filter (where block_id >= 0)"
+                    " + coalesce(sum(len(additional_block_ids)), 0)"
+                    f" from pragma_storage_info({_literal(schema + '.' + table)}) where persistent"
+                )
+                size = int(cur.fetchone()[0] or 0) * block_size
+            else:
+                cur.execute(f"select pg_total_relation_size({_literal(relation)}::regclass)")
+                size = int(cur.fetchone()[0])
+            sizes[table] = (rows, size)
+        return sizes
+    finally:
+        conn.close()
+
+
+def _trail_added(kind: str, duckdb_path: Path | None, before: Mapping[str, tuple[int, int]],
+                 invocation_id: str) -> Trail:
+    """What the release of `invocation_id` added: rows carrying its invocation_id in each audit
+    table (the row-count growth for a table without that column), and bytes.
+
+    Bytes on Postgres: how much the tables grew since `before`. On DuckDB a table's blocks are
+    rewritten and reused at each checkpoint, so growth is too coarse (256 KiB blocks): the
+    release's share of each table's storage instead, its rows / the table's rows."""
+    after = _trail_sizes(kind, duckdb_path)
+    conn = _read(kind, duckdb_path)
+    rows: dict[str, int] = {}
+    try:
+        cur = conn.cursor()
+        for schema, table in _audit_tables(cur, kind):
+            cur.execute("select column_name from information_schema.columns "
+                        f"where table_schema = {_literal(schema)} and table_name = {_literal(table)}")
+            if "invocation_id" in {str(row[0]).lower() for row in cur.fetchall()}:
+                cur.execute(f"select count(*) from {quote_ident(schema)}.{quote_ident(table)} "
+                            f"where invocation_id = {_literal(invocation_id)}")
+                rows[table] = int(cur.fetchone()[0])
+            else:
+                rows[table] = after[table][0] - before.get(table, (0, 0))[0]
+    finally:
+        conn.close()
+    if kind == "duckdb":
+        added = sum(size * rows[table] / total for table, (total, size) in after.items() if total)
+    else:
+        added = sum(size - before.get(table, (0, 0))[1] for table, (_, size) in after.items())
+    return Trail(rows, max(round(added), 0))
+
+
+def _mb(size: int | None) -> str:
+    return "?" if size is None else f"{size / 2**20:,.1f}"
+
+
+def _gb(size: int | None) -> str:
+    return "? GB" if size is None else f"{size / 2**30:,.2f} GB"
+
 
 
 # --- reporting -----------------------------------------------------------------------------------
@@ -400,7 +458,15 @@ def markdown(results: Sequence[Result], command: str, plot: Path | None) -> str:
         " one distinct pass over the thin cells' events, the least any correct release must do."
         " *Python*: the grouped counts fetched into Python and generalized there (summing counts of people,"
         " which is wrong), fetch included. Peak memory is the dbt process's peak RSS (DuckDB runs inside it;"
-        " for Postgres it is the client's).",
+        " for Postgres it is the client's). *finest cells*: rows of the floor; *thin cells*: the share of them"
+        f" below k. *trail rows / release*: the rows the last release of the report wrote to the audit trail"
+        " (every kanon_audit_* table, by its invocation_id); *trail MB / release*: how much those tables grew"
+        " with it (Postgres: the growth of pg_total_relation_size; DuckDB: the release's share of the storage"
+        " blocks the tables occupy, its rows / their rows, since DuckDB rewrites blocks at each checkpoint)."
+        " A table without invocation_id (content-addressed, like kanon_audit_hierarchies) counts the rows the"
+        " release added: a report's first release stores its hierarchies once, later ones with the same"
+        " hierarchies add none, so with one run per model (the first release) the year's figure overstates"
+        " them.",
         "",
     ]
     for kind in ("duckdb", "postgres"):
@@ -409,10 +475,10 @@ def markdown(results: Sequence[Result], command: str, plot: Path | None) -> str:
             lines += [
                 f"## {kind}, {label(size)} events",
                 "",
-                "| report | thin cells | floor s | release s | release / floor | engine s | engine / floor | "
-                "floor + recount s | release / (floor + recount) | release events/s | peak MB floor / release | "
-                "Python s |",
-                "|---|---|---|---|---|---|---|---|---|---|---|---|",
+                "| report | finest cells | thin cells | floor s | release s | release / floor | engine s | "
+                "engine / floor | floor + recount s | release / (floor + recount) | release events/s | "
+                "peak MB floor / release | Python s | trail rows / release | trail MB / release |",
+                "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
             ]
             for r in rows:
                 ratio = r.release.median / r.floor.median
@@ -420,14 +486,18 @@ def markdown(results: Sequence[Result], command: str, plot: Path | None) -> str:
                 recount = _fmt(r.recount) if r.recount else "–"
                 vs_recount = f"{r.release.median / r.recount.median:.2f}" if r.recount else "–"
                 python = f"{r.python_seconds:.2f}" if r.python_seconds is not None else "–"
+                per_table = ", ".join(f"{name.removeprefix('kanon_audit_')} {n:,}" for name, n in r.trail.rows.items())
                 lines.append(
-                    f"| {r.report} ({' x '.join(REPORTS[r.report])}) | {r.thin_share:.0%} | {_fmt(r.floor)} | "
-                    f"{_fmt(r.release)} | **{ratio:.2f}** | {_fmt(r.engine)} | {engine_ratio:.2f} | "
+                    f"| {r.report} ({' x '.join(REPORTS[r.report])}) | {r.cells:,} | {r.thin_share:.0%} | "
+                    f"{_fmt(r.floor)} | {_fmt(r.release)} | **{ratio:.2f}** | {_fmt(r.engine)} | {engine_ratio:.2f} | "
                     f"{recount} | {vs_recount} | "
                     f"{r.size / r.release.median:,.0f} | {statistics.median(r.floor.peak_mb):.0f} / "
-                    f"{statistics.median(r.release.peak_mb):.0f} | {python} |"
+                    f"{statistics.median(r.release.peak_mb):.0f} | {python} | {r.trail.total_rows:,} ({per_table}) | "
+                    f"{_mb(r.trail.bytes)} |"
                 )
-            lines.append("")
+            yearly = "; ".join(f"{r.report} {365 * r.trail.total_rows:,} rows, "
+                               f"{_gb(None if r.trail.bytes is None else 365 * r.trail.bytes)}" for r in rows)
+            lines += ["", f"A nightly release for a year (x 365) adds to the audit trail: {yearly}.", ""]
     if plot is not None:
         lines += [f"![time against size]({plot.name})", ""]
     return "\n".join(lines)
@@ -439,7 +509,7 @@ def draw(results: Sequence[Result], path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=False)
+    fig, axes = plt.subplots(1, len(REPORTS), figsize=(5.5 * len(REPORTS), 4.2), sharey=False)
     for ax, report in zip(axes, REPORTS, strict=True):
         for kind, marker in (("duckdb", "o"), ("postgres", "s")):
             rows = sorted((r for r in results if r.report == report and r.warehouse == kind), key=lambda r: r.size)

@@ -12,9 +12,9 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from kanon_tools.audit import _one_line, _reading
+from kanon_tools.audit import _reading, cli_runner
 from kanon_tools.cli_types import positive_count
-from kanon_tools.warehouse import TARGETS, database_errors, fetch, target
+from kanon_tools.warehouse import TARGETS, fetch
 
 MART = "circulation_by_branch_age_title"
 
@@ -27,48 +27,51 @@ def format_table(columns: list[str], rows: Sequence[Sequence[Any]]) -> str:
     return "\n".join(lines)
 
 
+# Split mark between the queries compiled together (one dbt invocation for all of them).
+_SPLIT = "-- kanon demo: next query"
+
+
+def _compile(args: argparse.Namespace, queries: list[str]) -> list[str]:
+    """The queries as dbt compiles them in this project (`dbt compile --inline`): relations are
+    dbt's to resolve (refs to the mart and to kanon's audit models), never re-derived here.
+    Compiled before the demo opens its own read-only connection: DuckDB lets one process write."""
+    with cli_runner(args, "demo") as runner:  # refuses a missing DuckDB file before dbt could create it
+        result = runner.run("compile", "--quiet", "--inline", f"\n{_SPLIT}\n".join(queries))
+    if not result.ok:
+        raise SystemExit(f"kanon demo: cannot read the example release {MART} (build it first: make demo, "
+                         f"or dbt build with this KANON_SCHEMA): {result.error()}")
+    return result.output.split(_SPLIT)
+
+
 def run(args: argparse.Namespace) -> int:
-    tgt = target(args.target)
+    mart_rows, mart_size, groups, planted = _compile(args, [
+        # a few of the largest rows at each combination of levels, coarsest last
+        "select branch, branch_level, age_band, age_band_level, title, title_level, patrons, loans from ("
+        " select m.*, row_number() over (partition by branch_level, age_band_level, title_level"
+        "   order by patrons desc, branch, age_band, title) as rank_in_level"
+        f" from {{{{ ref('{MART}') }}}} as m) as ranked where rank_in_level <= 2"
+        " order by branch_level + age_band_level + title_level, branch_level, age_band_level, title_level,"
+        f" rank_in_level limit {args.rows}",
+        f"select count(*), min(patrons), '{{{{ ref('{MART}') }}}}' from {{{{ ref('{MART}') }}}}",
+        # the private audit trail explains the release: its groups, and one planted cell's fate
+        "select g.decision, count(*), sum(g.people) from {{ ref('kanon', 'kanon_audit_groups') }} as g"
+        " inner join (select invocation_id, report_unique_id from {{ ref('kanon', 'kanon_audit_releases') }}"
+        f" where report = '{MART}' and status = 'RELEASED' order by released_at desc limit 1) as latest"
+        " on g.invocation_id = latest.invocation_id and g.report_unique_id = latest.report_unique_id"
+        " group by g.decision order by g.decision",
+        "{{ kanon.audit_cell_fates('" + MART + "', \"select 'RIVERSIDE' as branch, '13-17' as age_band,"
+        " 'Coping With a Parent''s Incarceration' as title\") }}",
+    ])
     with _reading(args.target, "demo") as conn:
-        mart = tgt.relation(MART, "example")
-        try:
-            # a few of the largest rows at each combination of levels, coarsest last
-            columns, rows = fetch(
-                conn,
-                "select branch, branch_level, age_band, age_band_level, title, title_level, patrons, loans from ("
-                " select m.*, row_number() over (partition by branch_level, age_band_level, title_level"
-                "   order by patrons desc, branch, age_band, title) as rank_in_level"
-                f" from {mart} as m) as ranked where rank_in_level <= 2"
-                " order by branch_level + age_band_level + title_level, branch_level, age_band_level, title_level,"
-                f" rank_in_level limit {args.rows}",
-            )
-        except database_errors(args.target) as exc:
-            raise SystemExit(f"kanon demo: cannot read the example release {mart} (build it first: make demo, "
-                             f"or dbt build with this KANON_SCHEMA): {_one_line(exc)}") from None
+        columns, rows = fetch(conn, mart_rows)
+        (size, smallest, mart), = fetch(conn, mart_size)[1]
         print(f"\nReleased: {mart} (every row describes at least k=5 distinct patrons)\n")
         print(format_table(columns, rows))
-        _, released = fetch(conn, f"select count(*), min(patrons) from {mart}")
-        print(f"\n{released[0][0]} rows released, smallest cell {released[0][1]} patrons.")
-        # The private audit trail explains the release; the demo reads its latest entry.
-        cells = tgt.relation("kanon_audit_cells", "kanon_audit")
-        releases = tgt.relation("kanon_audit_releases", "kanon_audit")
-        latest = (
-            f"{cells} inner join (select invocation_id, report_unique_id from {releases}"
-            f" where report = '{MART}' and status = 'RELEASED' order by released_at desc limit 1) as latest"
-            " using (invocation_id, report_unique_id)"
-        )
-        _, summary = fetch(
-            conn, f"select decision, count(*), sum(people) from {latest} group by decision order by decision"
-        )
-        print("Finest cells (branch x age band x title) by decision, from the audit trail:")
-        for decision, n_cells, patrons in summary:
-            print(f"  {decision:<10} {n_cells:>6} cells  ({patrons} patron-cells)")
-        _, fate = fetch(
-            conn,
-            f"select decision, released_labels, released_people from {latest} where cell_labels = "
-            """'{"branch":"RIVERSIDE","age_band":"13-17","title":"Coping With a Parent''s Incarceration"}'""",
-        )
-        for decision, labels, patrons in fate:
+        print(f"\n{size} rows released, smallest cell {smallest} patrons.")
+        print("Groups of the latest release by decision, from the audit trail:")
+        for decision, n_groups, patrons in fetch(conn, groups)[1]:
+            print(f"  {decision:<10} {n_groups:>6} groups  ({patrons} patrons)")
+        for _branch, _age, _title, _labels, decision, _step, labels, _levels, patrons in fetch(conn, planted)[1]:
             where = (
                 f"released as {' | '.join(json.loads(labels).values())} ({patrons} patrons)" if labels else "suppressed"
             )
@@ -81,4 +84,5 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--target", choices=TARGETS, default="duckdb")
     parser.add_argument("--rows", type=positive_count, default=14,
                         help="rows of the safe mart to show: a whole number >= 1 (default %(default)s)")
-    parser.set_defaults(func=run)
+    # the example lives in the kanon project itself: dbt runs here, with the profile found as the CLI finds it
+    parser.set_defaults(func=run, project_dir=".", profiles_dir=None)

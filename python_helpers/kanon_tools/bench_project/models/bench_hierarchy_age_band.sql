@@ -1,0 +1,6 @@
+{{ config(materialized='view') }}
+select
+    level_0,
+    level_1,
+    level_2
+from {{ var('bench_hierarchy') ~ 'age_band' }}
