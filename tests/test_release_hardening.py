@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
 from cell_fates import cell_fates
-from conftest import INTEGRATION, DbtProject, Warehouse
+from conftest import INTEGRATION, ROOT, DbtProject, Warehouse, copy_project
 
 pytestmark = pytest.mark.dbt
 
@@ -42,7 +43,7 @@ CELLS = {
 }
 
 
-def _cells(project: DbtProject, model: str) -> dict[str, tuple[Any, ...]]:
+def _cells(project: DbtProject, model: str, invocation: str | None = None) -> dict[str, tuple[Any, ...]]:
     """Each finest cell's fate in a report's latest release, derived from the audit trail by
     kanon.audit_cell_fates: {cell labels JSON: (people, decision, step)}."""
     wh = project.warehouse
@@ -52,7 +53,7 @@ def _cells(project: DbtProject, model: str) -> dict[str, tuple[Any, ...]]:
              f"where person is not null group by {columns}")
     if relation == "hardening_events_wide":
         cells = cells.replace("person", "pid")
-    fates = cell_fates(project, model, cells)
+    fates = cell_fates(project, model, cells, invocation)
     return {str(f["cell_labels"]): (f["people"], f["decision"], f["ladder_step"]) for f in fates}
 
 
@@ -77,6 +78,34 @@ def test_a_dominated_cell_climbs_the_ladder(built: tuple[DbtProject, Warehouse, 
     cells = _cells(project, model)
     assert cells['{"branch":"X","title":"T1"}'] == (5, "GENERALIZE", 1)
     assert cells['{"branch":"X","title":"T2"}'] == (5, "PASS", 0)
+
+
+def test_a_past_release_is_replayed_with_the_hierarchy_it_was_made_with(
+    warehouse_kind: str, make_warehouse: Any, tmp_path: Path,
+) -> None:
+    """The audit keeps groups, not cells: a cell's fate in a past release is replayed from the
+    trail with the hierarchy as it was then. After T3 moves from F to its own parent G, X|T1
+    (dominated) no longer meets T3 at step 1 and is released at step 2 in the new release; the
+    old release still says step 1."""
+    wh = make_warehouse(warehouse_kind, "replay")
+    project_dir = copy_project(INTEGRATION, tmp_path / "kanon_replay")
+    (project_dir / "packages.yml").write_text(f"packages:\n  - local: {ROOT}\n")  # the copy is elsewhere
+    (project_dir / "package-lock.yml").unlink(missing_ok=True)
+    project = DbtProject(project_dir, wh)
+    project.run("deps")
+    model = "hardening_dominance_nk"
+    first = project.run("build", "--select", "path:seeds/hardening", model, "package:kanon,path:models/audit")
+    before = _cells(project, model)
+    assert before['{"branch":"X","title":"T1"}'] == (5, "GENERALIZE", 1)
+    seed = project.project_dir / "seeds" / "hardening" / "hardening_hierarchy_title.csv"
+    seed.write_text(seed.read_text().replace("T3,F,*", "T3,G,*"))
+    project.run("seed", "--select", "hardening_hierarchy_title", "--full-refresh")
+    project.run("run", "--select", model)
+    after = _cells(project, model)
+    assert after['{"branch":"X","title":"T1"}'] == (5, "GENERALIZE", 2)
+    assert _cells(project, model, str(first.invocation_id)) == before
+    (hashes,) = wh.query(f"select count(distinct content_hash) from {wh.relation('kanon_audit_hierarchies', AUDIT)}")[0]
+    assert hashes == 2  # the title hierarchy before and after; nothing else of this release has one
 
 
 def test_without_a_dominance_rule_the_dominated_cell_passes(built: tuple[DbtProject, Warehouse, str]) -> None:
