@@ -65,12 +65,9 @@ with
 select
   {{ kanon._release_published_columns(plan, '_k_out', '_k_count') }}
   {%- if audit %},
-  {{ kanon._long_form_row('release', {
+  {{ kanon._long_form_row('release', kanon._release_group_fields(plan, '_k_out', none, {
       'decision': "case when _k_step = 0 then 'PASS' else 'GENERALIZE' end",
-      'ladder_step': '_k_step',
-      'labels': kanon._json_object(kanon._release_label_pairs(plan, '_k_out', '_label', true)),
-      'levels': kanon._json_object(kanon._release_label_pairs(plan, '_k_out', '_level', false)),
-      'people': '_k_count'}) }}
+      'ladder_step': '_k_step'})) }}
   {%- endif %}
 from _k_released
 {%- if remainder %}
@@ -94,12 +91,9 @@ union all
 {# The audit: the groups the ladder left thin after its last step, suppressed ... #}
 select
   {{ nulls }}
-  {{ kanon._long_form_row('group', {
+  {{ kanon._long_form_row('group', kanon._release_group_fields(plan, '_k_d', last_levels, {
       'decision': "'SUPPRESS'",
-      'ladder_step': names.last,
-      'labels': kanon._json_object(kanon._release_label_pairs(plan, '_k_d', '_label', true, last_levels)),
-      'levels': kanon._json_object(kanon._release_label_pairs(plan, '_k_d', '_level', false, last_levels)),
-      'people': '_k_count'}) }}
+      'ladder_step': names.last})) }}
 from _k_groups_{{ names.last }}
 where {{ kanon._release_is_thin(plan) }}
 {%- if plan.null_policy == 'suppress' %}
@@ -107,11 +101,7 @@ union all
 {# ... and under null_policy='suppress' the finest cells with a NULL, suppressed up front ... #}
 select
   {{ nulls }}
-  {{ kanon._long_form_row('group', {
-      'decision': "'SUPPRESS'",
-      'labels': kanon._json_object(kanon._release_label_pairs(plan, '_k_d', '_label', true, plan.steps[0])),
-      'levels': kanon._json_object(kanon._release_label_pairs(plan, '_k_d', '_level', false, plan.steps[0])),
-      'people': '_k_count'}) }}
+  {{ kanon._long_form_row('group', kanon._release_group_fields(plan, '_k_d', plan.steps[0], {'decision': "'SUPPRESS'"})) }}
 from _k_merged_cells
 where _k_merge = 2
 {%- endif %}
@@ -198,6 +188,17 @@ union all
   null as {{ q(plan.count_column) }},
   {%- for name in plan.measures %} null as {{ q(name) }},{% endfor %}
 {%- endmacro %}
+
+{#- A group's fields in the long form: `fields` plus its labels and levels as JSON (from columns
+    <prefix><i>_label / _level, or at the given levels <prefix><i>_label<L>) and its people. -#}
+{% macro _release_group_fields(plan, prefix, levels, fields) %}
+  {%- set group = dict(fields) -%}
+  {%- do group.update({
+      'labels': kanon._json_object(kanon._release_label_pairs(plan, prefix, '_label', true, levels)),
+      'levels': kanon._json_object(kanon._release_label_pairs(plan, prefix, '_level', false, levels)),
+      'people': '_k_count'}) -%}
+  {{ return(group) }}
+{% endmacro %}
 
 {#- (dimension name, column, is_text) triples for _json_object: columns <prefix><i><suffix>, or
     <prefix><i><suffix><level> when given the step's level per dimension. -#}

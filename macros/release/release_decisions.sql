@@ -1,8 +1,9 @@
 {#-
   kanon.release_decisions: what release_counts (called with the same arguments) does to every
   finest cell: PASS, GENERALIZE (with the labels and levels it was released at) or SUPPRESS.
-  One row per finest cell. It names thin cells, so it belongs in a private schema (the audit
-  trail), never in front of report readers.
+  One row per finest cell. It names thin cells, so it belongs in a private schema, never in front
+  of report readers. (For a past release, kanon.audit_cell_fates replays the same fates from the
+  audit trail.)
 -#}
 {% macro release_decisions(
     relation,
