@@ -37,16 +37,17 @@
   )
 {%- endmacro -%}
 
-{#- A REFUSED release: the gate's failing check and why (counts only). -#}
+{#- A REFUSED release: the gate's failing check and why (counts only), and the plan it was refused with. -#}
 {% macro _audit_insert_refused(audit_releases, release, check, reason) %}
-  insert into {{ audit_releases }} {{ kanon._audit_columns('releases', through='reason', also=['failed_check', 'release_kind']) }}
+  insert into {{ audit_releases }} {{ kanon._audit_columns('releases', through='reason', also=['failed_check', 'release_kind', 'release_plan']) }}
   select
     {{ kanon._audit_release_literals(release) }},
-    '{{ release.count_column | replace("'", "''") }}',
+    {{ ("'" ~ (release.count_column | replace("'", "''")) ~ "'") if release.count_column is not none else 'null' }},
     'REFUSED',
     '{{ reason | replace("'", "''") }}',
     '{{ check }}',
-    '{{ release.release_kind }}'
+    '{{ release.release_kind }}',
+    {{ ("'" ~ (release.release_plan | replace("'", "''")) ~ "'") if release.get('release_plan') else 'null' }}
   where {{ kanon._audit_not_yet_recorded(audit_releases, release) }}
 {% endmacro %}
 
@@ -105,7 +106,7 @@
   insert into {{ audit_releases }} {{ kanon._audit_columns('releases') }}
   select
     {{ kanon._audit_release_literals(release) }},
-    '{{ release.count_column | replace("'", "''") }}',
+    {{ ("'" ~ (release.count_column | replace("'", "''")) ~ "'") if release.count_column is not none else 'null' }},
     'RELEASED', cast(null as {{ dbt.type_string() }})
     {%- for fact in ['cells_in', 'cells_passed', 'cells_generalized', 'cells_suppressed', 'rows_published', 'people_suppressed'] %},
     cast({{ facts[fact] }} as {{ bigint }})

@@ -14,12 +14,7 @@
     {%- do kanon._check_whole_number(last, 'last', who, minimum=1) -%}
   {%- endif -%}
   {%- do kanon._cli_read_only() -%}
-  {%- set audit = kanon._audit_relation('kanon_audit_releases') -%}
-  {%- set releases = adapter.get_relation(database=audit.database, schema=audit.schema, identifier=audit.identifier) -%}
-  {%- if releases is none -%}
-    {{ exceptions.raise_compiler_error(who ~ ": no audit trail at " ~ audit
-        ~ ": nothing was released with this target yet (the first k_anonymous release creates it)") }}
-  {%- endif -%}
+  {%- set releases = kanon._cli_audit_releases(who) -%}
   {%- set sql -%}
     select * from (
       select

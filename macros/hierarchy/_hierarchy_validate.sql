@@ -20,7 +20,7 @@
         {%- endfor %}) as blank_labels,
       (select count(*) from (
         {%- for col in levels[:-1] %}
-        {% if not loop.first %}union all {% endif %}select {{ q(col) }} as _k_child from {{ d.hierarchy }}
+        {% if not loop.first %}union all {% endif %}select cast({{ q(col) }} as {{ string }}) as _k_child from {{ d.hierarchy }}
         group by {{ q(col) }} having count(distinct {{ q(levels[loop.index]) }}) > 1
         {%- endfor %}
       ) as _k_two_parents) as two_parents

@@ -40,15 +40,20 @@
     a finite number of at least k; NaN compares above every number, hence the upper bound), and
     from a long form every fact it states (_long_form_facts). Also the count column as resolved. -#}
 {% macro _release_facts(staging, staged, count_column, k, long_form) %}
-  {%- set count_name = kanon._release_count_column(staged, count_column) -%}
-  {%- set count = kanon._quote(count_name) -%}
+  {#- a release without a count column (records) has no row to compare with k: its gate recounts -#}
+  {%- set count_name = kanon._release_count_column(staged, count_column) if count_column is not none else none -%}
+  {%- set count = kanon._quote(count_name) if count_name is not none else 'null' -%}
   {%- set published = kanon._long_form_is('release') if long_form else '1 = 1' -%}
   {%- set facts = kanon._long_form_facts() if long_form else [] -%}
   {%- set facts_sql -%}
     select
       coalesce(sum(case when {{ published }} then 1 else 0 end), 0),
+      {%- if count_name is not none %}
       coalesce(sum(case when {{ published }} and ({{ count }} is null
         or not ({{ count }} >= {{ k }} and {{ count }} <= 9223372036854775807)) then 1 else 0 end), 0)
+      {%- else %}
+      0
+      {%- endif %}
       {%- for fact in facts %},
       max(case when {{ kanon._long_form_is_fact(fact) }} then _kanon_value end),
       max(case when {{ kanon._long_form_is_fact(fact) }} then _kanon_text end)
@@ -77,6 +82,8 @@
       'privacy_unit': stated.get('privacy_unit', {}).get('text'),
       'policy_fingerprint': stated.get('policy_fingerprint', {}).get('text'),
       'release_plan': stated.get('release_plan', {}).get('text'),
+      'records_in': value(stated, 'records_in', none),
+      'records_suppressed': value(stated, 'records_suppressed', 0),
   } -%}
   {%- do result.update({'cells_in': result.cells_passed + result.cells_generalized + result.cells_suppressed}) -%}
   {{ return(result) }}
@@ -94,8 +101,9 @@
     kind's (see _release_kinds):
       min_count           every published row has a finite count of at least k (every kind)
       null_unit           no event without a person, when null_unit='error'
-      suppression_budget  at most max_suppression of the people suppressed, when set -#}
-{% macro _release_checks(kind, facts, max_suppression, count_column, k) %}
+      suppression_budget  at most max_suppression of the people suppressed, when set
+      records_search, records_recount, records_budget  a record release's (_records_gate_check) -#}
+{% macro _release_checks(kind, facts, max_suppression, count_column, k, staging=none) %}
   {%- set checks = [] -%}
   {%- for check in kind.checks -%}
     {%- if check == 'min_count' -%}
@@ -109,6 +117,8 @@
       {%- do checks.append(('suppression_budget', (facts.people_suppressed ~ " of " ~ facts.people_in ~ " people ("
           ~ ((100.0 * facts.people_suppressed / facts.people_in) | round(1)) ~ " %) were suppressed, more than max_suppression="
           ~ max_suppression) if over else '')) -%}
+    {%- elif check in ['records_search', 'records_recount', 'records_budget'] -%}
+      {%- do checks.append((check, kanon._records_gate_check(check, facts, staging, k))) -%}
     {%- endif -%}
   {%- endfor -%}
   {{ return(checks) }}

@@ -7,12 +7,19 @@
     long_form  the model's SQL is a long form (macros/release/_long_form.sql): published rows,
                groups and facts marked by _kanon_row; else its rows are the published rows
     checks     the gate's named checks for the kind, in order (see _release_checks)
+    count      whether its published rows carry a count of people (config count_column)
+    budget     whether config max_suppression applies to it
+    order_by   the long-form column its rows are published in the order of, if any
     called     what the user called, for messages
 -#}
 {% macro _release_kinds() %}
   {{ return({
-      'hand_written': {'long_form': false, 'checks': ['min_count'], 'called': "the model's own SQL"},
-      'counts': {'long_form': true, 'checks': ['min_count', 'null_unit', 'suppression_budget'], 'called': 'kanon.release_counts'},
+      'hand_written': {'long_form': false, 'checks': ['min_count'], 'count': true, 'budget': false, 'order_by': none,
+                       'called': "the model's own SQL"},
+      'counts': {'long_form': true, 'checks': ['min_count', 'null_unit', 'suppression_budget'], 'count': true, 'budget': true,
+                 'order_by': none, 'called': 'kanon.release_counts'},
+      'records': {'long_form': true, 'checks': ['records_search', 'records_recount', 'records_budget'], 'count': false,
+                  'budget': true, 'order_by': '_kanon_shuffle', 'called': 'kanon.release_records'},
   }) }}
 {% endmacro %}
 

@@ -12,7 +12,9 @@
     2. reads the release's facts from the staging table in one query and runs the gate's named
        checks the kind hands it (_release_checks): min_count (a row to publish has a count below k, NULL,
        NaN or infinite), null_unit (null_unit='error' found events without a person),
-       suppression_budget (more than max_suppression of the people were suppressed). The first
+       suppression_budget (more than max_suppression of the people were suppressed), and for a
+       record release records_search (no generalization satisfied the model), records_recount
+       (a published class below k people or not l-diverse) and records_budget. The first
        failing check refuses: a REFUSED release naming it is recorded and committed, the run
        fails, nothing is published,
     3. builds the new release from the staging table (contracts apply here) and appends its
@@ -32,7 +34,8 @@
     count_column     the column holding each row's people count (default 'people')
     max_suppression  refuse a release_counts release that suppresses more than this share of
                      the people (0 to 1; default none: any share, with a warning when nothing
-                     is published)
+                     is published); for release_records, the suppression budget its search
+                     stays within (default 0)
 -#}
 {% materialization k_anonymous, default %}
   {%- set k = config.get('k') -%}
@@ -92,17 +95,23 @@
   {%- for name in staged_columns if not (name | lower).startswith('_kanon_') -%}
     {%- do published_names.append(name) -%}
   {%- endfor -%}
-  {%- set published_filter = 'where ' ~ kanon._long_form_is('release') if long_form else '' -%}
-  {%- if max_suppression is not none and 'suppression_budget' not in kind.checks -%}
+  {%- set published_filter = ('where ' ~ kanon._long_form_is('release') if long_form else '')
+      ~ (' order by ' ~ kind.order_by if kind.order_by else '') -%}
+  {#- a record release has no count column: its gate recounts the people of every class -#}
+  {%- if not kind.count -%}
+    {%- set count_column = none -%}
+    {%- do release.update({'count_column': none}) -%}
+  {%- endif -%}
+  {%- if max_suppression is not none and not kind.budget -%}
     {{ exceptions.raise_compiler_error("kanon: " ~ model.unique_id ~ ": max_suppression needs a kanon.release_counts model (a release that says how many people it left out; "
         ~ kind.called ~ " does not); remove it from the config") }}
   {%- endif -%}
 
   -- 2. check: nothing below k is published, and the release is one the config accepts
   {%- set facts = kanon._release_facts(staging_relation, staged, count_column, k, long_form) -%}
-  {%- do release.update({'release_kind': kind.name, 'policy_fingerprint': facts.policy_fingerprint if long_form
+  {%- do release.update({'release_kind': kind.name, 'release_plan': facts.release_plan, 'policy_fingerprint': facts.policy_fingerprint if long_form
       else kanon._hand_written_policy_fingerprint(sql, k, count_column, max_suppression)}) -%}
-  {%- set failed = kanon._release_failed_check(kanon._release_checks(kind, facts, max_suppression, count_column, k)) -%}
+  {%- set failed = kanon._release_failed_check(kanon._release_checks(kind, facts, max_suppression, count_column, k, staging_relation)) -%}
   {%- if failed is not none -%}
     {% call statement('kanon_refused') -%}
       drop table {{ staging_relation }};

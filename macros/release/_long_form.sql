@@ -15,7 +15,9 @@
              (_kanon_text): see _long_form_facts
 
   Its columns: _kanon_row, then _kanon_<field> for every group field of the audit trail
-  (_audit_group_fields), then _kanon_fact, _kanon_value, _kanon_text.
+  (_audit_group_fields), then _kanon_fact, _kanon_value, _kanon_text, and for a record release
+  _kanon_unit (a published record's person, for the gate's recount of people per class) and
+  _kanon_shuffle (the order its records are published in). None of them is published.
 -#}
 {% macro _long_form_kinds() %}
   {{ return(['release', 'group', 'fact']) }}
@@ -31,10 +33,13 @@
                          hierarchy (the materialization warns)
       policy_fingerprint text: the policy fingerprint
       release_plan       text: the dimensions, hierarchies and ladder as JSON, recorded with the
-                         release so that kanon.audit_cell_fates can replay it -#}
+                         release so that kanon.audit_cell_fates can replay it (a record release:
+                         its policy, chosen node, loss and suppression, see _records_policy)
+      records_in, records_suppressed  a record release's records going in and suppressed -#}
 {% macro _long_form_facts() %}
   {{ return(['cells_passed', 'cells_generalized', 'cells_suppressed', 'people_suppressed', 'people_in',
-             'events_null_unit', 'privacy_unit', 'missing_values', 'policy_fingerprint', 'release_plan']) }}
+             'events_null_unit', 'privacy_unit', 'missing_values', 'policy_fingerprint', 'release_plan',
+             'records_in', 'records_suppressed']) }}
 {% endmacro %}
 
 {#- The column marking a row's kind. -#}
@@ -48,7 +53,8 @@
   {%- for name, type in kanon._audit_group_fields() -%}
     {%- do columns.append(('_kanon_' ~ name, type)) -%}
   {%- endfor -%}
-  {%- do columns.extend([('_kanon_fact', dbt.type_string()), ('_kanon_value', dbt.type_bigint()), ('_kanon_text', dbt.type_string())]) -%}
+  {%- do columns.extend([('_kanon_fact', dbt.type_string()), ('_kanon_value', dbt.type_bigint()), ('_kanon_text', dbt.type_string()),
+      ('_kanon_unit', dbt.type_string()), ('_kanon_shuffle', dbt.type_string())]) -%}
   {{ return(columns) }}
 {% endmacro %}
 

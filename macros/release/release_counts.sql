@@ -39,12 +39,7 @@
       argument is checked when the model compiles, before anything runs. The audit trail is a
       dependency so that `dbt build` creates it before the first release. -#}
   {%- if not execute -%}
-    {#- the release kind, known from config at parse time: the materialization reads it -#}
-    {%- do config(kanon_release_kind='counts') -%}
-    {%- do ref('kanon', 'kanon_audit_groups') -%}
-    {%- do ref('kanon', 'kanon_audit_hierarchies') -%}
-    {%- do ref('kanon', 'kanon_audit_releases') -%}
-    {{ return('select 1 as _kanon_parse_placeholder') }}
+    {{ return(kanon._release_at_parse_time('counts')) }}
   {%- endif -%}
   {%- set who = kanon._who('kanon.release_counts') -%}
   {%- do kanon._check_boolean(warn_missing, 'warn_missing', who) -%}

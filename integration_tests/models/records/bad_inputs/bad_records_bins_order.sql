@@ -1,0 +1,2 @@
+{{ config(materialized='k_anonymous', k=3) }}
+{{ kanon.release_records(ref('records_people'), columns={'patron_id': 'drop', 'age': {'role': 'quasi_identifier', 'bins': [40, 20, 60]}, 'postal_code': 'drop', 'sex': 'drop', 'visit_date': 'drop', 'diagnosis': 'sensitive', 'note': 'drop', 'Home Branch': 'drop'}) }}

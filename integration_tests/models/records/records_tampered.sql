@@ -1,0 +1,14 @@
+{# Not kanon's engine: a hand-made long form claiming to be a record release, with a class of one
+   record. The gate's own recount must refuse it (records_recount), whatever the search said. #}
+{{ config(materialized='k_anonymous', k=3, kanon_release_kind='records', enabled=var('records_refusals', false)) }}
+{%- set plan = {'kind': 'records', 'k': 3, 'l': none, 'diversity': none, 'privacy_unit': none, 'refused': none,
+    'budget': {'share': 1, 'unit': 'records'},
+    'columns': [{'name': 'age', 'role': 'quasi_identifier'}, {'name': 'diagnosis', 'role': 'keep'}]} %}
+select cast(age as {{ dbt.type_string() }}) as age, diagnosis,
+  {{ kanon._long_form_row('release', {'shuffle': "'x'"}) }}
+from {{ ref('records_people') }}
+where age between 30 and 45 or patron_id = 'P001'
+union all
+select null, null, {{ kanon._long_form_row('fact', {'fact': "'release_plan'", 'text': "'" ~ tojson(plan) ~ "'"}) }}
+union all
+select null, null, {{ kanon._long_form_row('fact', {'fact': "'records_in'", 'value': '72'}) }}

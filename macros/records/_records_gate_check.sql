@@ -1,0 +1,80 @@
+{#-
+  The gate's own checks of a record release (see _release_checks), from its facts and a recount
+  of the staged records, independent of the search that chose them:
+    records_search   the search found a node satisfying the model (else its refusal: which
+                     check failed, and by how much)
+    records_recount  every class of published records (same quasi-identifiers) describes at
+                     least k people and is l-diverse in every sensitive column
+    records_budget   the records (or people) suppressed are within the budget
+  Returns why the check fails (counts only), or ''.
+-#}
+{% macro _records_gate_check(check, facts, staging, k) %}
+  {%- set plan = fromjson(facts.release_plan or '{}') -%}
+  {%- if plan.get('kind') != 'records' -%}
+    {{ return("the long form carries no record release plan") }}
+  {%- endif -%}
+  {%- if check == 'records_search' -%}
+    {{ return(plan.refused.reason if plan.refused else '') }}
+  {%- elif check == 'records_budget' -%}
+    {%- set people = plan.budget.unit == 'people' -%}
+    {%- set total = facts.people_in if people else facts.records_in -%}
+    {%- set suppressed = facts.people_suppressed if people else facts.records_suppressed -%}
+    {%- set limit = (plan.budget.share * total + 1e-9) | round(0, 'floor') | int -%}
+    {{ return((suppressed ~ " of " ~ total ~ " " ~ plan.budget.unit ~ " were suppressed, more than the budget of " ~ limit
+        ~ " (max_suppression=" ~ plan.budget.share ~ ")") if suppressed > limit else '') }}
+  {%- endif -%}
+  {#- records_recount -#}
+  {%- set q = kanon._quote -%}
+  {%- set double = kanon._records_double() -%}
+  {%- set qis = [] -%}
+  {%- set sensitive = [] -%}
+  {%- for c in plan.columns -%}
+    {%- if c.role == 'quasi_identifier' -%}{%- do qis.append(q(c.name)) -%}{%- endif -%}
+    {%- if c.role == 'sensitive' -%}{%- do sensitive.append(q(c.name)) -%}{%- endif -%}
+  {%- endfor -%}
+  {%- set released = kanon._long_form_is('release') -%}
+  {%- set size = 'count(distinct _kanon_unit)' if plan.privacy_unit else 'count(*)' -%}
+  {%- set sql -%}
+    select
+      coalesce(sum(case when _k_size < {{ plan.k }} then 1 else 0 end), 0),
+      coalesce(sum(case when _k_size >= {{ plan.k }} and not ({{ kanon._records_recount_diverse(plan, sensitive) }}) then 1 else 0 end), 0)
+    from (
+      select {{ qis | join(', ') }}, {{ size }} as _k_size
+      {%- for s in sensitive %}, count(distinct {{ s }}) as _k_distinct{{ loop.index0 }}{% endfor %}
+      from {{ staging }}
+      where {{ released }}
+      group by {{ qis | join(', ') }}
+    ) as _k_classes
+    {%- if plan.l and plan.diversity == 'entropy' %}
+    {%- for s in sensitive %}
+    {%- set j = loop.index0 %}
+    left join (
+      {{ kanon._records_entropy(qis | join(', '), s, 'count(*)', staging, released) }}
+    ) as _k_e{{ j }} on
+      {%- for column in qis %} {% if not loop.first %}and {% endif %}_k_e{{ j }}.{{ column }} = _k_classes.{{ column }}{% endfor %}
+    {%- endfor %}
+    {%- endif %}
+  {%- endset -%}
+  {%- set row = run_query(sql).rows[0] -%}
+  {%- if row[0] | int > 0 -%}
+    {{ return(row[0] ~ " published class(es) of records describe fewer than k=" ~ plan.k ~ " " ~ ('people' if plan.privacy_unit else 'records')) }}
+  {%- elif row[1] | int > 0 -%}
+    {{ return(row[1] ~ " published class(es) of records are not " ~ plan.l ~ "-diverse (" ~ plan.diversity ~ ")") }}
+  {%- endif -%}
+  {{ return('') }}
+{% endmacro %}
+
+{% macro _records_recount_diverse(plan, sensitive) %}
+  {%- if not plan.l -%}
+    {{ return('1 = 1') }}
+  {%- endif -%}
+  {%- set conditions = [] -%}
+  {%- for s in sensitive -%}
+    {%- if plan.diversity == 'entropy' -%}
+      {%- do conditions.append('coalesce(_k_e' ~ loop.index0 ~ '._k_h, 0) >= ln(' ~ plan.l ~ ') - 1e-9') -%}
+    {%- else -%}
+      {%- do conditions.append('_k_classes._k_distinct' ~ loop.index0 ~ ' >= ' ~ plan.l) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {{ return(conditions | join(' and ')) }}
+{% endmacro %}

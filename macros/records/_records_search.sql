@@ -1,0 +1,445 @@
+{#-
+  The lattice search of kanon.release_records, run by the macro when the model compiles: the
+  warehouse does the counting, the macro only steers. Three temporary tables (private to the
+  session, dropped at the end): the level-0 class table (one scan of the relation), the lattice
+  (one row per node: a level per quasi-identifier), and the evaluated nodes.
+
+    1. classify  binary search over heights: every node of unknown state at the middle height is
+                 evaluated on the class table; a node that satisfies the model makes every more
+                 general node satisfy it, and one that fails makes every less general one fail
+                 (monotone: a class of a more general node is a union of classes, so it is at
+                 least as large and as diverse; records suppressed there were suppressed below).
+                 Entropy l-diversity with a suppression budget is not monotone (a union of a
+                 diverse and a thin class can fall below ln(l)): there only k's failures are
+                 propagated, and every other node is evaluated.
+    2. minimize  the least loss among satisfying nodes. Height is known without evaluating; for
+                 discernibility and non-uniform entropy a satisfying node not yet evaluated is
+                 skipped when an evaluated node below it bounds its loss above the best found
+                 (every record's loss only grows with generalization; a suppressed record costs
+                 at least k, or its loss at the node below), else evaluated, lowest first.
+                 Ties: least height, then the smallest levels in the order the columns come.
+    3. report    the chosen node's figures, and for each quasi-identifier how many suppressed
+                 records one more step on it would rescue.
+
+  No node satisfying the model within the budget refuses the release (reported from the most
+  general node: how far it is from k, or from l).
+-#}
+{% macro _records_search(plan) %}
+  {%- set scan_started = modules.datetime.datetime.now() -%}
+  {%- set suffix = local_md5(model.unique_id ~ invocation_id)[:10] -%}
+  {%- set t = {'classes': '_kanon_rc_' ~ suffix, 'lattice': '_kanon_rl_' ~ suffix, 'evals': '_kanon_re_' ~ suffix} -%}
+  {%- set ql = kanon._records_levels(plan) -%}
+  {%- set settings = kanon._records_search_settings() -%}
+  {%- if settings -%}{%- do run_query(settings) -%}{%- endif -%}
+  {%- do kanon._records_drop_temporary(t) -%}
+  {%- do run_query('create temporary table ' ~ t.classes ~ ' as ' ~ kanon._records_class_table_sql(plan)) -%}
+  {#- timed apart: the one scan into the class table, and the search on it -#}
+  {%- set started = modules.datetime.datetime.now() -%}
+
+  {#- what goes in, and the budget in the suppression unit -#}
+  {%- set totals = run_query('select coalesce(sum(_k_n), 0), '
+      ~ ('count(distinct _k_person)' if plan.privacy_unit is not none else 'coalesce(sum(_k_n), 0)')
+      ~ ', coalesce(sum(case when _k_missing = 1 then _k_n else 0 end), 0) from ' ~ t.classes).rows[0] -%}
+  {%- set records_in = totals[0] | int -%}
+  {%- set people_in = totals[1] | int -%}
+  {%- set total_unit = people_in if plan.suppression_unit == 'people' else records_in -%}
+  {%- set limit = (plan.max_suppression * total_unit + 1e-9) | round(0, 'floor') | int -%}
+  {%- set monotone = not (plan.l is not none and plan.diversity == 'entropy' and limit > 0) -%}
+  {%- set search = {'records_in': records_in, 'people_in': people_in, 'limit': limit, 'monotone': monotone,
+      'missing_records': totals[2] | int, 'tables': t, 'radix': kanon._records_radix(plan, t.classes)} -%}
+
+  {#- the lattice: every combination of levels, its height and a node number -#}
+  {%- set lattice_sql -%}
+    select
+      {%- for qi in plan.qis %}
+      _k_t{{ qi.index }}._k_l{{ qi.index }},
+      {%- endfor %}
+      {{ ql | join(' + ') }} as _k_height,
+      {%- set ns = namespace(radix=1, terms=[]) %}
+      {%- for qi in plan.qis | reverse %}
+      {%- do ns.terms.append(('_k_l' ~ qi.index) ~ ' * ' ~ ns.radix) %}
+      {%- set ns.radix = ns.radix * (qi.depth + 1) %}
+      {%- endfor %}
+      {{ ns.terms | join(' + ') }} as _k_node,
+      cast(null as {{ dbt.type_string() }}) as _k_state,
+      0 as _k_evaluated
+    from
+      {%- for qi in plan.qis %}
+      (values {% for level in range(qi.depth + 1) %}({{ level }}){% if not loop.last %}, {% endif %}{% endfor %}) as _k_t{{ qi.index }} (_k_l{{ qi.index }}){% if not loop.last %} cross join{% endif %}
+      {%- endfor %}
+  {%- endset -%}
+  {%- do run_query('create temporary table ' ~ t.lattice ~ ' as ' ~ lattice_sql) -%}
+
+  {%- set ns = namespace(batch=0, created=false, done=false) -%}
+  {#- 1. classify -#}
+  {%- for _ in range(plan.max_height + 2) if not ns.done -%}
+    {#- the height of unknown nodes nearest the middle of their span (each batch settles one) -#}
+    {%- set middle = run_query('select _k_height from ' ~ t.lattice ~ ' where _k_state is null group by _k_height order by abs(2 * _k_height - '
+        ~ '(select min(_k_height) + max(_k_height) from ' ~ t.lattice ~ ' where _k_state is null)), _k_height limit 1').rows -%}
+    {%- if not middle -%}
+      {%- set ns.done = true -%}
+    {%- else -%}
+      {%- set height = middle[0][0] | int -%}
+      {%- set ns.batch = ns.batch + 1 -%}
+      {%- do kanon._records_evaluate_batch(plan, search, ns.batch, '_k_state is null and _k_height = ' ~ height, not ns.created) -%}
+      {%- set ns.created = true -%}
+      {%- do kanon._records_propagate(plan, search, ns.batch) -%}
+    {%- endif -%}
+  {%- endfor -%}
+
+  {%- set loss_column = '_k_loss_' ~ plan.loss -%}
+  {%- set order = loss_column ~ ', _k_height, ' ~ (ql | join(', ')) -%}
+  {#- 2. minimize -#}
+  {%- set ns.done = plan.loss == 'height' -%}
+  {%- for _ in range(plan.max_height + 2) if not ns.done -%}
+    {%- set best = run_query('select min(' ~ loss_column ~ ') from ' ~ t.evals ~ ' where _k_passes = 1').rows[0][0] -%}
+    {%- set open = "_k_state = 'pass' and _k_evaluated = 0" ~ ((' and not exists (select 1 from ' ~ t.evals ~ ' as _k_e where _k_e._k_bound > ' ~ best
+        ~ ' and ' ~ kanon._records_at_least(plan, t.lattice, '_k_e') ~ ')') if best is not none else '') -%}
+    {%- set lowest = run_query('select min(_k_height) from ' ~ t.lattice ~ ' where ' ~ open).rows[0][0] -%}
+    {%- if lowest is none -%}
+      {%- set ns.done = true -%}
+    {%- else -%}
+      {%- set ns.batch = ns.batch + 1 -%}
+      {%- do kanon._records_evaluate_batch(plan, search, ns.batch, open ~ ' and _k_height = ' ~ lowest, not ns.created) -%}
+      {%- set ns.created = true -%}
+      {%- do run_query(kanon._records_mark_evaluated(t, ns.batch)) -%}
+    {%- endif -%}
+  {%- endfor -%}
+
+  {#- 3. the chosen node (by height: the lowest satisfying node, evaluated if it was inferred) -#}
+  {%- if plan.loss == 'height' -%}
+    {%- set chosen = run_query('select _k_node, _k_evaluated from ' ~ t.lattice ~ " where _k_state = 'pass' order by _k_height, " ~ (ql | join(', ')) ~ ' limit 1').rows -%}
+    {%- if chosen and chosen[0][1] | int == 0 -%}
+      {%- set ns.batch = ns.batch + 1 -%}
+      {%- do kanon._records_evaluate_batch(plan, search, ns.batch, '_k_node = ' ~ chosen[0][0], not ns.created) -%}
+      {%- set ns.created = true -%}
+    {%- endif -%}
+  {%- endif -%}
+  {%- set evaluated = run_query('select count(*) from ' ~ t.evals).rows[0][0] | int -%}
+  {%- set best = kanon._records_node_row(search, 'select * from ' ~ t.evals ~ ' where _k_passes = 1 order by ' ~ order ~ ' limit 1') -%}
+  {%- set refused = none -%}
+  {%- if best is none -%}
+    {#- nothing satisfies the model: say how far the most general node is from it -#}
+    {%- set top = kanon._records_node_row(search, 'select * from ' ~ t.evals ~ ' where _k_height = ' ~ plan.max_height) -%}
+    {%- if top is none -%}
+      {%- set ns.batch = ns.batch + 1 -%}
+      {%- do kanon._records_evaluate_batch(plan, search, ns.batch, '_k_height = ' ~ plan.max_height, not ns.created) -%}
+      {%- set top = kanon._records_node_row(search, 'select * from ' ~ t.evals ~ ' where _k_height = ' ~ plan.max_height) -%}
+    {%- endif -%}
+    {%- set refused = kanon._records_refusal(plan, search, top) -%}
+    {%- set best = top -%}
+  {%- endif -%}
+  {%- set details = kanon._records_node_details(plan, search, best) -%}
+  {%- set rescue = [] if refused is not none else kanon._records_rescue(plan, search, best) -%}
+  {%- do kanon._records_drop_temporary(t) -%}
+  {%- set seconds = (modules.datetime.datetime.now() - started).total_seconds() -%}
+  {{ return(dict(search, node=best, details=details, rescue=rescue, refused=refused, nodes_evaluated=evaluated,
+      search_seconds=(seconds | round(3)), scan_seconds=((started - scan_started).total_seconds() | round(3)))) }}
+{% endmacro %}
+
+{#- ['_k_l0', '_k_l1', ...]: the lattice's level columns, in the order the columns come. -#}
+{% macro _records_levels(plan) %}
+  {%- set levels = [] -%}
+  {%- for qi in plan.qis -%}{%- do levels.append('_k_l' ~ qi.index) -%}{%- endfor -%}
+  {{ return(levels) }}
+{% endmacro %}
+
+{#- `<node> is at least as general as <other>` in every column. -#}
+{% macro _records_at_least(plan, node, other) %}
+  {%- set parts = [] -%}
+  {%- for qi in plan.qis -%}{%- do parts.append(node ~ '._k_l' ~ qi.index ~ ' >= ' ~ other ~ '._k_l' ~ qi.index) -%}{%- endfor -%}
+  {{ return(parts | join(' and ')) }}
+{% endmacro %}
+
+{% macro _records_drop_temporary(t) %}
+  {%- for name in [t.evals, t.lattice, t.classes] -%}
+    {%- do run_query('drop table if exists ' ~ name) -%}
+  {%- endfor -%}
+{% endmacro %}
+
+{#- Evaluates the lattice nodes matching `condition` into the evals table (creating it the first
+    time), as batch number `batch`. -#}
+{% macro _records_evaluate_batch(plan, search, batch, condition, create) %}
+  {%- set t = search.tables -%}
+  {%- set batch_sql = 'select _k_node, _k_height, ' ~ (kanon._records_levels(plan) | join(', ')) ~ ', ' ~ batch ~ ' as _k_batch from ' ~ t.lattice ~ ' where ' ~ condition -%}
+  {%- set sql = kanon._records_evaluate_sql(plan, search, batch_sql) -%}
+  {%- if create -%}
+    {%- do run_query('create temporary table ' ~ t.evals ~ ' as ' ~ sql) -%}
+  {%- else -%}
+    {%- do run_query('insert into ' ~ t.evals ~ ' ' ~ sql) -%}
+  {%- endif -%}
+{% endmacro %}
+
+{#- After a classifying batch: each evaluated node's state, then what monotonicity tells of the
+    nodes above those that pass and below those that fail. -#}
+{% macro _records_propagate(plan, search, batch) %}
+  {%- set t = search.tables -%}
+  {%- do run_query(kanon._records_mark_evaluated(t, batch)) -%}
+  {%- if search.monotone -%}
+    {%- do run_query('update ' ~ t.lattice ~ " set _k_state = 'pass' where _k_state is null and exists (select 1 from " ~ t.evals
+        ~ ' as _k_e where _k_e._k_batch = ' ~ batch ~ ' and _k_e._k_passes = 1 and ' ~ kanon._records_at_least(plan, t.lattice, '_k_e') ~ ')') -%}
+  {%- endif -%}
+  {%- do run_query('update ' ~ t.lattice ~ " set _k_state = 'fail' where _k_state is null and exists (select 1 from " ~ t.evals
+      ~ ' as _k_e where _k_e._k_batch = ' ~ batch ~ ' and _k_e._k_fails_below = 1 and ' ~ kanon._records_at_least(plan, '_k_e', t.lattice) ~ ')') -%}
+{% endmacro %}
+
+{% macro _records_mark_evaluated(t, batch) %}
+  {{ return('update ' ~ t.lattice ~ " set _k_evaluated = 1, _k_state = case when _k_e._k_passes = 1 then 'pass' else 'fail' end from "
+      ~ t.evals ~ ' as _k_e where _k_e._k_node = ' ~ t.lattice ~ '._k_node and _k_e._k_batch = ' ~ batch) }}
+{% endmacro %}
+
+{#- `with _k_batch, _k_at (the class table at each node of batch_sql: its labels there, loss and
+    weights), _k_cls, _k_judged,` : the classes of every node of the batch, judged. -#}
+{% macro _records_at_ctes(plan, search, batch_sql, keys) %}
+with
+_k_batch as ({{ batch_sql }}),
+_k_at as (
+  select
+    _k_b._k_node,
+    _k_c._k_missing,
+    {%- for qi in plan.qis %}
+    {%- set code -%}
+    case _k_b._k_l{{ qi.index }}{% for level in range(qi.depth + 1) %} when {{ level }} then _k_c._k_q{{ qi.index }}_c{{ level }}{% endfor %} end
+    {%- endset %}
+    {%- if search.radix is not none %}
+    {{ '' if loop.first else '+ ' }}cast({{ code }} as {{ dbt.type_bigint() }}) * {{ search.radix[loop.index0] }}{{ ' as _k_key,' if loop.last else '' }}
+    {%- else %}
+    {{ code }} as _k_g{{ qi.index }},
+    {%- endif %}
+    {%- endfor %}
+    _k_c._k_n,
+    {%- if plan.privacy_unit is not none %}
+    _k_c._k_person,
+    {%- endif %}
+    {%- for name in plan.sensitive %}
+    _k_c._k_s{{ loop.index0 }},
+    {%- endfor %}
+    0
+    {%- for qi in plan.qis %}
+    + case _k_b._k_l{{ qi.index }} when 0 then 0{% for level in range(1, qi.depth + 1) %} when {{ level }} then _k_c._k_q{{ qi.index }}_nue{{ level }}{% endfor %} end
+    {%- endfor %} as _k_nue,
+    _k_c._k_nue_top
+  from _k_batch as _k_b
+  cross join {{ search.tables.classes }} as _k_c
+),
+{{ kanon._records_judge_ctes(plan, '_k_at', keys) }}
+{%- endmacro %}
+
+{#- The keys of a class at a node: the node, whether its records are suppressed up front, and
+    its labels (as codes in the search; packed into one number, _k_key, when they fit). -#}
+{% macro _records_node_keys(plan, search=none) %}
+  {%- set keys = ['_k_node', '_k_missing'] -%}
+  {%- if search is not none and search.radix is not none -%}
+    {%- do keys.append('_k_key') -%}
+  {%- else -%}
+    {%- for qi in plan.qis -%}{%- do keys.append('_k_g' ~ qi.index) -%}{%- endfor -%}
+  {%- endif -%}
+  {{ return(keys) }}
+{% endmacro %}
+
+{#- The multipliers packing a class's label codes into one bigint (mixed radix over the number of
+    values of each quasi-identifier, which no coarser level exceeds), or none when they would not
+    fit in 62 bits: then the codes are grouped on as they are. -#}
+{% macro _records_radix(plan, classes) %}
+  {%- set sizes = [] -%}
+  {%- for qi in plan.qis -%}{%- do sizes.append('max(_k_q' ~ qi.index ~ '_c0) + 1') -%}{%- endfor -%}
+  {%- set row = run_query('select ' ~ (sizes | join(', ')) ~ ' from ' ~ classes).rows[0] -%}
+  {%- set ns = namespace(radix=1) -%}
+  {%- set radix = [] -%}
+  {%- for n in row -%}
+    {%- do radix.append(ns.radix) -%}
+    {%- set ns.radix = ns.radix * ((n or 1) | int) -%}
+  {%- endfor -%}
+  {{ return(radix if ns.radix < 4611686018427387904 else none) }}
+{% endmacro %}
+
+{#- One row per node of `batch_sql` (_k_node, _k_height, _k_l<i>, _k_batch): its classes and
+    suppressed records by fate, whether it passes, its loss under every metric and the bound on
+    the loss of every node above it. -#}
+{% macro _records_evaluate_sql(plan, search, batch_sql) %}
+  {%- set decimal = 'decimal(38, 6)' -%}
+  {%- set keys = kanon._records_node_keys(plan, search) -%}
+  {%- set people = plan.suppression_unit == 'people' and plan.privacy_unit is not none -%}
+{{ kanon._records_at_ctes(plan, search, batch_sql, keys) }}
+_k_nodes as (
+  select
+    _k_node,
+    count(*) as _k_classes,
+    sum(case when _k_fate = 'kept' then 1 else 0 end) as _k_classes_kept,
+    sum(case when _k_fate = 'too_small' then 1 else 0 end) as _k_classes_too_small,
+    sum(case when _k_fate = 'not_diverse' then 1 else 0 end) as _k_classes_not_diverse,
+    sum(case when _k_fate = 'kept' then 0 else _k_records end) as _k_suppressed_records,
+    sum(case when _k_fate = 'too_small' then _k_records else 0 end) as _k_too_small_records,
+    sum(case when _k_fate = 'not_diverse' then _k_records else 0 end) as _k_not_diverse_records,
+    sum(case when _k_fate = 'missing' then _k_records else 0 end) as _k_missing_records,
+    sum(case when _k_fate = 'kept' then _k_records * _k_records else 0 end) as _k_dm_kept,
+    sum(case when _k_fate = 'kept' then _k_nue else _k_nue_top end) as _k_nue,
+    sum(case when _k_fate = 'missing' then _k_nue_top else _k_nue end) as _k_nue_bound
+  from _k_judged
+  group by _k_node
+)
+{%- if people %},
+{#- people suppressed: distinct persons with a suppressed record (a person may be in several classes) -#}
+_k_people as (
+  select
+    _k_at._k_node,
+    count(distinct case when _k_judged._k_fate <> 'kept' then _k_at._k_person end) as _k_suppressed_people,
+    count(distinct case when _k_judged._k_fate in ('too_small', 'missing') then _k_at._k_person end) as _k_thin_people
+  from _k_at
+  inner join _k_judged on
+    {%- for key in keys %} {% if not loop.first %}and {% endif %}_k_judged.{{ key }} = _k_at.{{ key }}{%- endfor %}
+  group by _k_at._k_node
+)
+{%- endif %}
+select
+  _k_batch.*,
+  _k_nodes._k_classes,
+  _k_nodes._k_classes_kept,
+  _k_nodes._k_classes_too_small,
+  _k_nodes._k_classes_not_diverse,
+  _k_nodes._k_suppressed_records,
+  _k_nodes._k_too_small_records,
+  _k_nodes._k_not_diverse_records,
+  _k_nodes._k_missing_records,
+  {%- if people %}
+  _k_people._k_suppressed_people,
+  {%- set suppressed, thin = '_k_people._k_suppressed_people', '_k_people._k_thin_people' %}
+  {%- else %}
+  {%- set suppressed, thin = '_k_nodes._k_suppressed_records', '_k_nodes._k_too_small_records + _k_nodes._k_missing_records' %}
+  {%- endif %}
+  case when {{ suppressed }} <= {{ search.limit }} then 1 else 0 end as _k_passes,
+  {#- what tells of the nodes below: failing, or (not monotone) failing k alone -#}
+  case when {{ (suppressed if search.monotone else thin) }} > {{ search.limit }} then 1 else 0 end as _k_fails_below,
+  cast(_k_batch._k_height as {{ decimal }}) as _k_loss_height,
+  cast(_k_nodes._k_dm_kept + _k_nodes._k_suppressed_records * {{ search.records_in }} as {{ decimal }}) as _k_loss_discernibility,
+  cast(_k_nodes._k_nue as {{ decimal }}) as _k_loss_non_uniform_entropy,
+  {%- if plan.loss == 'discernibility' %}
+  cast(_k_nodes._k_dm_kept + (_k_nodes._k_suppressed_records - _k_nodes._k_missing_records) * {{ plan.k }}
+       + _k_nodes._k_missing_records * {{ search.records_in }} as {{ decimal }}) as _k_bound
+  {%- elif plan.loss == 'non_uniform_entropy' %}
+  cast(_k_nodes._k_nue_bound as {{ decimal }}) as _k_bound
+  {%- else %}
+  cast(_k_batch._k_height as {{ decimal }}) as _k_bound
+  {%- endif %}
+from _k_batch
+inner join _k_nodes on _k_nodes._k_node = _k_batch._k_node
+{%- if people %}
+inner join _k_people on _k_people._k_node = _k_batch._k_node
+{%- endif %}
+{%- endmacro %}
+
+{#- The first row of `sql` over the evals table as a dict (lower-case column names; the levels
+    as a list 'levels'), or none. -#}
+{% macro _records_node_row(search, sql) %}
+  {%- set result = run_query(sql) -%}
+  {%- if result.rows | length == 0 -%}
+    {{ return(none) }}
+  {%- endif -%}
+  {%- set row = {} -%}
+  {%- for name in result.column_names -%}
+    {%- set value = result.rows[0][loop.index0] -%}
+    {%- do row.update({name | lower: value}) -%}
+  {%- endfor -%}
+  {{ return(row) }}
+{% endmacro %}
+
+{#- The levels of a node row, in the order the quasi-identifiers come. -#}
+{% macro _records_node_levels(plan, node) %}
+  {%- set levels = [] -%}
+  {%- for qi in plan.qis -%}{%- do levels.append(node['_k_l' ~ qi.index] | int) -%}{%- endfor -%}
+  {{ return(levels) }}
+{% endmacro %}
+
+{#- `_k_l0 = a and _k_l1 = b ...`: the lattice condition selecting one node by its levels. -#}
+{% macro _records_node_condition(plan, levels) %}
+  {%- set parts = [] -%}
+  {%- for qi in plan.qis -%}{%- do parts.append('_k_l' ~ qi.index ~ ' = ' ~ levels[loop.index0]) -%}{%- endfor -%}
+  {{ return('(' ~ (parts | join(' and ')) ~ ')') }}
+{% endmacro %}
+
+{#- The chosen node's classes, records and people by fate (kept, too_small, not_diverse,
+    missing): {fate: {classes, records, people}}. -#}
+{% macro _records_node_details(plan, search, node) %}
+  {%- set keys = kanon._records_node_keys(plan, search) -%}
+  {%- set batch_sql = 'select _k_node, _k_height, ' ~ (kanon._records_levels(plan) | join(', ')) ~ ' from ' ~ search.tables.lattice
+      ~ ' where _k_node = ' ~ node._k_node -%}
+  {%- set sql -%}
+    {{ kanon._records_at_ctes(plan, search, batch_sql, keys) }}
+    _k_fates as (
+      select _k_fate, count(*) as _k_classes, sum(_k_records) as _k_records from _k_judged group by _k_fate
+    ),
+    _k_people as (
+      select _k_judged._k_fate, {{ 'count(distinct _k_at._k_person)' if plan.privacy_unit is not none else 'sum(_k_at._k_n)' }} as _k_people
+      from _k_at
+      inner join _k_judged on
+        {%- for key in keys %} {% if not loop.first %}and {% endif %}_k_judged.{{ key }} = _k_at.{{ key }}{%- endfor %}
+      group by _k_judged._k_fate
+    )
+    select _k_fates._k_fate, _k_fates._k_classes, _k_fates._k_records, _k_people._k_people
+    from _k_fates
+    inner join _k_people on _k_people._k_fate = _k_fates._k_fate
+  {%- endset -%}
+  {%- set details = {} -%}
+  {%- for fate in ['kept', 'too_small', 'not_diverse', 'missing'] -%}
+    {%- do details.update({fate: {'classes': 0, 'records': 0, 'people': 0}}) -%}
+  {%- endfor -%}
+  {%- for row in run_query(sql).rows -%}
+    {%- do details.update({row[0]: {'classes': row[1] | int, 'records': row[2] | int, 'people': row[3] | int}}) -%}
+  {%- endfor -%}
+  {{ return(details) }}
+{% endmacro %}
+
+{#- For each quasi-identifier below its top level: how many of the node's suppressed records one
+    more step on it alone would keep. [{column, records}], largest first. -#}
+{% macro _records_rescue(plan, search, node) %}
+  {%- set levels = kanon._records_node_levels(plan, node) -%}
+  {%- set steps = [] -%}
+  {%- for qi in plan.qis if levels[qi.index] < qi.depth -%}
+    {%- set up = levels | list -%}
+    {%- do up.pop(qi.index) -%}
+    {%- do up.insert(qi.index, levels[qi.index] + 1) -%}
+    {%- do steps.append((qi.name, up)) -%}
+  {%- endfor -%}
+  {%- if not steps or (node._k_suppressed_records | int) == 0 -%}
+    {{ return([]) }}
+  {%- endif -%}
+  {%- set conditions = [] -%}
+  {%- for name, up in steps -%}{%- do conditions.append(kanon._records_node_condition(plan, up)) -%}{%- endfor -%}
+  {%- set batch_sql = 'select _k_node, _k_height, ' ~ (kanon._records_levels(plan) | join(', ')) ~ ', 0 as _k_batch from '
+      ~ search.tables.lattice ~ ' where ' ~ (conditions | join(' or ')) -%}
+  {%- set result = run_query(kanon._records_evaluate_sql(plan, search, batch_sql)) -%}
+  {%- set by_levels = {} -%}
+  {%- for row in result.rows -%}
+    {%- set levels_of = [] -%}
+    {%- for qi in plan.qis -%}{%- do levels_of.append(row[result.column_names.index('_k_l' ~ qi.index)] | int) -%}{%- endfor -%}
+    {%- do by_levels.update({levels_of | join(','): row[result.column_names.index('_k_suppressed_records')] | int}) -%}
+  {%- endfor -%}
+  {%- set rescue = [] -%}
+  {%- for name, up in steps -%}
+    {%- do rescue.append({'column': name, 'records': (node._k_suppressed_records | int) - by_levels.get(up | join(','), node._k_suppressed_records | int)}) -%}
+  {%- endfor -%}
+  {{ return(rescue | sort(attribute='records', reverse=true)) }}
+{% endmacro %}
+
+{#- Why no node satisfies the model, from the most general node: {check, reason}. Counts only. -#}
+{% macro _records_refusal(plan, search, top) %}
+  {%- set budget = search.limit ~ ' ' ~ plan.suppression_unit ~ ' (max_suppression=' ~ plan.max_suppression ~ ')' -%}
+  {%- set missing = top._k_missing_records | int -%}
+  {%- set small = top._k_too_small_records | int -%}
+  {%- set thin = top._k_not_diverse_records | int -%}
+  {%- if missing > search.limit -%}
+    {%- set check = 'missing_values' -%}
+    {%- set reason = missing ~ " record(s) are suppressed up front (a NULL privacy unit" ~ (", or a missing quasi-identifier under missing_value_policy='suppress'" if plan.missing_value_policy == 'suppress' else '')
+        ~ "), more than the suppression budget of " ~ budget -%}
+  {%- elif small + missing > search.limit or plan.l is none -%}
+    {%- set check = 'too_small' -%}
+    {%- set reason = "no generalization reaches k=" ~ plan.k ~ " within the suppression budget of " ~ budget ~ ": even the most general node leaves "
+        ~ small ~ " record(s) in " ~ top._k_classes_too_small ~ " class(es) below k" ~ ((" and " ~ missing ~ " suppressed up front") if missing else '') -%}
+  {%- else -%}
+    {%- set check = 'not_diverse' -%}
+    {%- set reason = "no generalization reaches l=" ~ plan.l ~ " (" ~ plan.diversity ~ " l-diversity) within the suppression budget of " ~ budget
+        ~ ": even the most general node leaves " ~ thin ~ " record(s) in " ~ top._k_classes_not_diverse ~ " class(es) that are not " ~ plan.l ~ "-diverse"
+        ~ ((" and " ~ small ~ " below k") if small else '') -%}
+  {%- endif -%}
+  {{ return({'check': check, 'reason': reason}) }}
+{% endmacro %}
