@@ -43,3 +43,23 @@ def test_bench_smoke_run_writes_tables_and_plot(warehouse_kind: str, tmp_path: P
         assert float(row[-1]) >= 0, row
     assert "A nightly release for a year (x 365) adds to the audit trail: thin " in report
     assert plot.stat().st_size > 10_000 and plot.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_bench_records_smoke_run(warehouse_kind: str, tmp_path: Path) -> None:
+    """`python -m kanon_tools bench-records` on 2,000 synthetic people: its table, with the
+    release's own figures from the audit trail."""
+    sizes = ["--sizes", "2k", "--postgres-sizes", ""] if warehouse_kind == "duckdb" else \
+        ["--sizes", "", "--postgres-sizes", "2k"]
+    out = tmp_path / "records.md"
+    proc = subprocess.run(
+        [sys.executable, "-m", "kanon_tools", "bench-records", *sizes, "--no-adult",
+         "--workdir", str(tmp_path / "work"), "--out", str(out)],
+        cwd=ROOT, capture_output=True, text=True, timeout=600,
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    lines = out.read_text().splitlines()
+    row = next(line for line in lines if line.startswith(f"| {warehouse_kind} | records | 2,000 |"))
+    cells = [cell.strip() for cell in row.strip("|").split("|")]
+    assert cells[3] == "2,000"  # the lattice of the five quasi-identifiers
+    assert 0 < int(cells[4].replace(",", "")) <= 2000  # nodes evaluated
+    assert float(cells[7]) > 0 and float(cells[8]) > 0  # release and floor seconds

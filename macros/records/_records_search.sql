@@ -45,8 +45,14 @@
   {%- set total_unit = people_in if plan.suppression_unit == 'people' else records_in -%}
   {%- set limit = (plan.max_suppression * total_unit + 1e-9) | round(0, 'floor') | int -%}
   {%- set monotone = not (plan.l is not none and plan.diversity == 'entropy' and limit > 0) -%}
+  {#- A batch groups (its nodes x the class table) rows at once: at most kanon_records_batch_rows
+      of them (default 20 million), so that memory stays bounded however large the table. -#}
+  {%- set class_rows = run_query('select count(*) from ' ~ t.classes).rows[0][0] | int -%}
+  {%- set batch_rows = var('kanon_records_batch_rows', 20000000) -%}
+  {%- do kanon._check_whole_number(batch_rows, 'the var kanon_records_batch_rows', kanon._who('kanon.release_records'), minimum=1) -%}
   {%- set search = {'records_in': records_in, 'people_in': people_in, 'limit': limit, 'monotone': monotone,
-      'missing_records': totals[2] | int, 'tables': t, 'radix': kanon._records_radix(plan, t.classes)} -%}
+      'missing_records': totals[2] | int, 'tables': t, 'radix': kanon._records_radix(plan, t.classes),
+      'chunk': [1, batch_rows // [class_rows, 1] | max] | max} -%}
 
   {#- the lattice: every combination of levels, its height and a node number -#}
   {%- set lattice_sql -%}
@@ -70,7 +76,17 @@
   {%- endset -%}
   {%- do run_query('create temporary table ' ~ t.lattice ~ ' as ' ~ lattice_sql) -%}
 
-  {%- set ns = namespace(batch=0, created=false, done=false) -%}
+  {%- set ns = namespace(batch=0, created=false, done=(records_in == 0)) -%}
+  {%- if records_in == 0 -%}
+    {#- nothing to generalize: the finest node, with nothing suppressed -#}
+    {%- do kanon._records_drop_temporary(t) -%}
+    {%- set node = {'_k_node': 0, '_k_height': 0, '_k_suppressed_records': 0, '_k_missing_records': 0, '_k_loss_height': 0,
+        '_k_loss_discernibility': 0, '_k_loss_non_uniform_entropy': 0} -%}
+    {%- for qi in plan.qis -%}{%- do node.update({'_k_l' ~ qi.index: 0}) -%}{%- endfor -%}
+    {%- set empty = {'classes': 0, 'records': 0, 'people': 0} -%}
+    {{ return(dict(search, node=node, details={'kept': empty, 'too_small': empty, 'not_diverse': empty, 'missing': empty},
+        rescue=[], refused=none, nodes_evaluated=0, search_seconds=0, scan_seconds=0)) }}
+  {%- endif -%}
   {#- 1. classify -#}
   {%- for _ in range(plan.max_height + 2) if not ns.done -%}
     {#- the height of unknown nodes nearest the middle of their span (each batch settles one) -#}
@@ -161,13 +177,19 @@
     time), as batch number `batch`. -#}
 {% macro _records_evaluate_batch(plan, search, batch, condition, create) %}
   {%- set t = search.tables -%}
-  {%- set batch_sql = 'select _k_node, _k_height, ' ~ (kanon._records_levels(plan) | join(', ')) ~ ', ' ~ batch ~ ' as _k_batch from ' ~ t.lattice ~ ' where ' ~ condition -%}
-  {%- set sql = kanon._records_evaluate_sql(plan, search, batch_sql) -%}
-  {%- if create -%}
-    {%- do run_query('create temporary table ' ~ t.evals ~ ' as ' ~ sql) -%}
-  {%- else -%}
-    {%- do run_query('insert into ' ~ t.evals ~ ' ' ~ sql) -%}
-  {%- endif -%}
+  {%- set nodes = run_query('select count(*) from ' ~ t.lattice ~ ' where ' ~ condition).rows[0][0] | int -%}
+  {#- in chunks of search.chunk nodes (by node number), all of them one batch -#}
+  {%- for chunk in range(((nodes + search.chunk - 1) // search.chunk) if nodes > 0 else 1) -%}
+    {%- set chosen = condition if nodes <= search.chunk else condition ~ ' and _k_node in (select _k_node from (select _k_node, row_number() over (order by _k_node) as _k_rank from '
+        ~ t.lattice ~ ' where ' ~ condition ~ ') as _k_ranked where floor((_k_rank - 1) / ' ~ search.chunk ~ ') = ' ~ chunk ~ ')' -%}
+    {%- set batch_sql = 'select _k_node, _k_height, ' ~ (kanon._records_levels(plan) | join(', ')) ~ ', ' ~ batch ~ ' as _k_batch from ' ~ t.lattice ~ ' where ' ~ chosen -%}
+    {%- set sql = kanon._records_evaluate_sql(plan, search, batch_sql) -%}
+    {%- if create and loop.first -%}
+      {%- do run_query('create temporary table ' ~ t.evals ~ ' as ' ~ sql) -%}
+    {%- else -%}
+      {%- do run_query('insert into ' ~ t.evals ~ ' ' ~ sql) -%}
+    {%- endif -%}
+  {%- endfor -%}
 {% endmacro %}
 
 {#- After a classifying batch: each evaluated node's state, then what monotonicity tells of the

@@ -192,7 +192,8 @@ def run_case(kind: str, what: str, size: int, repeats: int, workdir: Path) -> Ro
     variables = dict(project_vars({}), bench_records=relation, bench_adult=relation if adult else None)
     runner.run("deps")
     prefix = "adult" if adult else "records"
-    runner.run("run", "--select", "package:kanon,path:models/audit", "--vars", json.dumps(variables))
+    sources = [] if adult else ["bench_records", "bench_records_hierarchy_zip", "bench_records_hierarchy_occupation"]
+    runner.run("run", "--select", "package:kanon,path:models/audit", *sources, "--vars", json.dumps(variables))
     floor, _ = _time(runner, f"{prefix}_floor", variables, repeats)
     release, peak = _time(runner, f"{prefix}_release", variables, repeats)
     plan = _plan(kind, duckdb_path, schema, f"{prefix}_release")
@@ -269,8 +270,8 @@ def run(args: argparse.Namespace) -> int:
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("bench-records", help="what a record release costs (BENCHMARKS.md)",
                                    description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sizes", type=count_list(), default=[1_000_000], help="DuckDB sizes, e.g. 1M,10M")
-    parser.add_argument("--postgres-sizes", type=count_list(), default=[], help="Postgres sizes, e.g. 1M")
+    parser.add_argument("--sizes", type=count_list(), default=[100_000, 1_000_000], help="DuckDB sizes, e.g. 1M,10M")
+    parser.add_argument("--postgres-sizes", type=count_list(), default=[100_000], help="Postgres sizes, e.g. 1M")
     parser.add_argument("--warehouses", default="duckdb,postgres", help="for Adult: where to run it")
     parser.add_argument("--no-adult", dest="adult", action="store_false", help="skip Adult and anjana")
     parser.add_argument("--repeats", type=positive_count, default=1)
