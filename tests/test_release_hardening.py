@@ -329,7 +329,7 @@ BAD_INPUTS = {
     "bad_relation_text":
         "relation must be a relation such as ref('my_events') or source('app', 'events'), got the text",
     "bad_hierarchy_text": "the hierarchy of 'title' must be a relation such as ref('my_events')",
-    "bad_kind_unknown": "unknown release kind 'records' in config kanon_release_kind",
+    "bad_kind_unknown": "unknown release kind 'microdata' in config kanon_release_kind",
     "bad_kind_without_long_form": "is configured as a 'counts' release but its SQL does not carry the long form",
     "bad_kind_marker_by_hand": "has a column _kanon_row, which kanon reserves for the long form",
 }
