@@ -42,12 +42,12 @@
   insert into {{ audit_releases }} {{ kanon._audit_columns('releases', through='reason', also=['failed_check', 'release_kind', 'release_plan']) }}
   select
     {{ kanon._audit_release_literals(release) }},
-    {{ ("'" ~ (release.count_column | replace("'", "''")) ~ "'") if release.count_column is not none else 'null' }},
+    {{ kanon._sql_text(release.count_column) }},
     'REFUSED',
     '{{ reason | replace("'", "''") }}',
     '{{ check }}',
     '{{ release.release_kind }}',
-    {{ ("'" ~ (release.release_plan | replace("'", "''")) ~ "'") if release.get('release_plan') else 'null' }}
+    {{ kanon._sql_text(release.get('release_plan')) }}
   where {{ kanon._audit_not_yet_recorded(audit_releases, release) }}
 {% endmacro %}
 
@@ -106,7 +106,7 @@
   insert into {{ audit_releases }} {{ kanon._audit_columns('releases') }}
   select
     {{ kanon._audit_release_literals(release) }},
-    {{ ("'" ~ (release.count_column | replace("'", "''")) ~ "'") if release.count_column is not none else 'null' }},
+    {{ kanon._sql_text(release.count_column) }},
     'RELEASED', cast(null as {{ dbt.type_string() }})
     {%- for fact in ['cells_in', 'cells_passed', 'cells_generalized', 'cells_suppressed', 'rows_published', 'people_suppressed'] %},
     cast({{ facts[fact] }} as {{ bigint }})
@@ -120,7 +120,7 @@
     cast({{ facts.events_null_unit }} as {{ bigint }}),
     cast(null as {{ dbt.type_string() }}),
     '{{ release.release_kind }}',
-    {{ ("'" ~ (facts.release_plan | replace("'", "''")) ~ "'") if facts.release_plan else 'null' }}
+    {{ kanon._sql_text(facts.release_plan) }}
   where {{ kanon._audit_not_yet_recorded(audit_releases, release) }}
 {% endmacro %}
 

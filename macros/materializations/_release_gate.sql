@@ -118,7 +118,7 @@
           ~ ((100.0 * facts.people_suppressed / facts.people_in) | round(1)) ~ " %) were suppressed, more than max_suppression="
           ~ max_suppression) if over else '')) -%}
     {%- elif check in ['records_search', 'records_recount', 'records_budget'] -%}
-      {%- do checks.append((check, kanon._records_gate_check(check, facts, staging, k))) -%}
+      {%- do checks.append((check, kanon._records_gate_check(check, facts, staging, k, max_suppression))) -%}
     {%- endif -%}
   {%- endfor -%}
   {{ return(checks) }}

@@ -1,6 +1,7 @@
 {#-
   The gate's own checks of a record release (see _release_checks), from its facts and a recount
-  of the staged records, independent of the search that chose them:
+  of the staged records, independent of the search that chose them. k and the budget's share are
+  the model's config, which the gate was given, not what the long form says of itself:
     records_search   the search found a node satisfying the model (else its refusal: which
                      check failed, and by how much)
     records_recount  every class of published records (same quasi-identifiers) describes at
@@ -8,7 +9,7 @@
     records_budget   the records (or people) suppressed are within the budget
   Returns why the check fails (counts only), or ''.
 -#}
-{% macro _records_gate_check(check, facts, staging, k) %}
+{% macro _records_gate_check(check, facts, staging, k, max_suppression) %}
   {%- set plan = fromjson(facts.release_plan or '{}') -%}
   {%- if plan.get('kind') != 'records' -%}
     {{ return("the long form carries no record release plan") }}
@@ -19,9 +20,10 @@
     {%- set people = plan.budget.unit == 'people' -%}
     {%- set total = facts.people_in if people else facts.records_in -%}
     {%- set suppressed = facts.people_suppressed if people else facts.records_suppressed -%}
-    {%- set limit = (plan.budget.share * total + 1e-9) | round(0, 'floor') | int -%}
+    {%- set share = max_suppression or 0 -%}
+    {%- set limit = (share * total + 1e-9) | round(0, 'floor') | int -%}
     {{ return((suppressed ~ " of " ~ total ~ " " ~ plan.budget.unit ~ " were suppressed, more than the budget of " ~ limit
-        ~ " (max_suppression=" ~ plan.budget.share ~ ")") if suppressed > limit else '') }}
+        ~ " (max_suppression=" ~ share ~ ")") if suppressed > limit else '') }}
   {%- endif -%}
   {#- records_recount -#}
   {%- set q = kanon._quote -%}
@@ -36,8 +38,8 @@
   {%- set size = 'count(distinct _kanon_unit)' if plan.privacy_unit else 'count(*)' -%}
   {%- set sql -%}
     select
-      coalesce(sum(case when _k_size < {{ plan.k }} then 1 else 0 end), 0),
-      coalesce(sum(case when _k_size >= {{ plan.k }} and not ({{ kanon._records_recount_diverse(plan, sensitive) }}) then 1 else 0 end), 0)
+      coalesce(sum(case when _k_size < {{ k }} then 1 else 0 end), 0),
+      coalesce(sum(case when _k_size >= {{ k }} and not ({{ kanon._records_recount_diverse(plan, sensitive) }}) then 1 else 0 end), 0)
     from (
       select {{ qis | join(', ') }}, {{ size }} as _k_size
       {%- for s in sensitive %}, count(distinct {{ s }}) as _k_distinct{{ loop.index0 }}{% endfor %}
@@ -57,7 +59,7 @@
   {%- endset -%}
   {%- set row = run_query(sql).rows[0] -%}
   {%- if row[0] | int > 0 -%}
-    {{ return(row[0] ~ " published class(es) of records describe fewer than k=" ~ plan.k ~ " " ~ ('people' if plan.privacy_unit else 'records')) }}
+    {{ return(row[0] ~ " published class(es) of records describe fewer than k=" ~ k ~ " " ~ ('people' if plan.privacy_unit else 'records')) }}
   {%- elif row[1] | int > 0 -%}
     {{ return(row[1] ~ " published class(es) of records are not " ~ plan.l ~ "-diverse (" ~ plan.diversity ~ ")") }}
   {%- endif -%}

@@ -39,7 +39,7 @@
   {#- what goes in, and the budget in the suppression unit -#}
   {%- set totals = run_query('select coalesce(sum(_k_n), 0), '
       ~ ('count(distinct _k_person)' if plan.privacy_unit is not none else 'coalesce(sum(_k_n), 0)')
-      ~ ', coalesce(sum(case when _k_missing = 1 then _k_n else 0 end), 0) from ' ~ t.classes).rows[0] -%}
+      ~ ', count(*) from ' ~ t.classes).rows[0] -%}
   {%- set records_in = totals[0] | int -%}
   {%- set people_in = totals[1] | int -%}
   {%- set total_unit = people_in if plan.suppression_unit == 'people' else records_in -%}
@@ -47,12 +47,23 @@
   {%- set monotone = not (plan.l is not none and plan.diversity == 'entropy' and limit > 0) -%}
   {#- A batch groups (its nodes x the class table) rows at once: at most kanon_records_batch_rows
       of them (default 20 million), so that memory stays bounded however large the table. -#}
-  {%- set class_rows = run_query('select count(*) from ' ~ t.classes).rows[0][0] | int -%}
+  {%- set class_rows = totals[2] | int -%}
   {%- set batch_rows = var('kanon_records_batch_rows', 20000000) -%}
   {%- do kanon._check_whole_number(batch_rows, 'the var kanon_records_batch_rows', kanon._who('kanon.release_records'), minimum=1) -%}
   {%- set search = {'records_in': records_in, 'people_in': people_in, 'limit': limit, 'monotone': monotone,
-      'missing_records': totals[2] | int, 'tables': t, 'radix': kanon._records_radix(plan, t.classes),
+      'tables': t, 'radix': kanon._records_radix(plan, t.classes),
       'chunk': [1, batch_rows // [class_rows, 1] | max] | max} -%}
+
+  {%- if records_in == 0 -%}
+    {#- nothing to generalize: the finest node, with nothing suppressed -#}
+    {%- do kanon._records_drop_temporary(t) -%}
+    {%- set node = {'_k_node': 0, '_k_height': 0, '_k_suppressed_records': 0, '_k_missing_records': 0, '_k_loss_height': 0,
+        '_k_loss_discernibility': 0, '_k_loss_non_uniform_entropy': 0} -%}
+    {%- for qi in plan.qis -%}{%- do node.update({'_k_l' ~ qi.index: 0}) -%}{%- endfor -%}
+    {%- set empty = {'classes': 0, 'records': 0, 'people': 0} -%}
+    {{ return(dict(search, node=node, details={'kept': empty, 'too_small': empty, 'not_diverse': empty, 'missing': empty},
+        rescue=[], refused=none, nodes_evaluated=0, search_seconds=0, scan_seconds=0)) }}
+  {%- endif -%}
 
   {#- the lattice: every combination of levels, its height and a node number -#}
   {%- set lattice_sql -%}
@@ -76,17 +87,7 @@
   {%- endset -%}
   {%- do run_query('create temporary table ' ~ t.lattice ~ ' as ' ~ lattice_sql) -%}
 
-  {%- set ns = namespace(batch=0, created=false, done=(records_in == 0)) -%}
-  {%- if records_in == 0 -%}
-    {#- nothing to generalize: the finest node, with nothing suppressed -#}
-    {%- do kanon._records_drop_temporary(t) -%}
-    {%- set node = {'_k_node': 0, '_k_height': 0, '_k_suppressed_records': 0, '_k_missing_records': 0, '_k_loss_height': 0,
-        '_k_loss_discernibility': 0, '_k_loss_non_uniform_entropy': 0} -%}
-    {%- for qi in plan.qis -%}{%- do node.update({'_k_l' ~ qi.index: 0}) -%}{%- endfor -%}
-    {%- set empty = {'classes': 0, 'records': 0, 'people': 0} -%}
-    {{ return(dict(search, node=node, details={'kept': empty, 'too_small': empty, 'not_diverse': empty, 'missing': empty},
-        rescue=[], refused=none, nodes_evaluated=0, search_seconds=0, scan_seconds=0)) }}
-  {%- endif -%}
+  {%- set ns = namespace(batch=0, created=false, done=false) -%}
   {#- 1. classify -#}
   {%- for _ in range(plan.max_height + 2) if not ns.done -%}
     {#- the height of unknown nodes nearest the middle of their span (each batch settles one) -#}

@@ -1,7 +1,8 @@
 {# Not kanon's engine: a hand-made long form claiming to be a record release, with a class of one
-   record. The gate's own recount must refuse it (records_recount), whatever the search said. #}
+   record, whose plan claims k=1. The gate's own recount must refuse it (records_recount) against
+   the model's config k=3, whatever the long form says of itself. #}
 {{ config(materialized='k_anonymous', k=3, kanon_release_kind='records', enabled=var('records_refusals', false)) }}
-{%- set plan = {'kind': 'records', 'k': 3, 'l': none, 'diversity': none, 'privacy_unit': none, 'refused': none,
+{%- set plan = {'kind': 'records', 'k': 1, 'l': none, 'diversity': none, 'privacy_unit': none, 'refused': none,
     'budget': {'share': 1, 'unit': 'records'},
     'columns': [{'name': 'age', 'role': 'quasi_identifier'}, {'name': 'diagnosis', 'role': 'keep'}]} %}
 select cast(age as {{ dbt.type_string() }}) as age, diagnosis,
