@@ -413,6 +413,37 @@ def test_passing_is_monotone_up_the_lattice(
                 assert results[up].passes
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    rows=rows_strategy,
+    k=st.integers(1, 4),
+    l=st.sampled_from([None, 2]),
+    diversity=st.sampled_from(["distinct", "entropy"]),
+    unit=st.sampled_from([None, "pid"]),
+    share=st.sampled_from([0.0, 0.2, 0.5]),
+    missing=st.sampled_from(["star", "suppress"]),
+)
+def test_the_searchs_lower_bound_never_exceeds_a_nodes_loss(
+    rows: list[dict[str, Any]], k: int, l: int | None, diversity: Diversity, unit: str | None,  # noqa: E741
+    share: float, missing: MissingPolicy,
+) -> None:
+    """The search skips every node whose lower bound exceeds the best loss found (ADR 8). For
+    non-uniform entropy that bound is the node's loss with nothing suppressed but the records
+    suppressed up front (k=1, no l, any budget), and it may never exceed the node's true loss:
+    a suppressed record costs its loss at the top, the most any node charges it. It only grows
+    with generalization (what makes a failing node's bound a bound for everything above)."""
+    ref = RecordsReference(rows, RANDOM_QIS, k=k, sensitive=["s"], l=l, diversity=diversity, privacy_unit=unit,
+                           budget_share=share, missing=missing)
+    bound = RecordsReference(rows, RANDOM_QIS, k=1, sensitive=["s"], privacy_unit=unit, budget_share=1.0,
+                             missing=missing)
+    for node in ref.lattice():
+        assert bound.evaluate(node).non_uniform_entropy <= ref.evaluate(node).non_uniform_entropy + 1e-9
+        for q, depth in enumerate(ref.depths):
+            if node[q] < depth:
+                up = (*node[:q], node[q] + 1, *node[q + 1 :])
+                assert bound.evaluate(node).non_uniform_entropy <= bound.evaluate(up).non_uniform_entropy + 1e-9
+
+
 # --- Adult ------------------------------------------------------------------------------------
 
 

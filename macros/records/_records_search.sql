@@ -2,23 +2,32 @@
   The lattice search of kanon.release_records, run by the macro when the model compiles: the
   warehouse does the counting, the macro only steers. Three temporary tables (private to the
   session, dropped at the end): the level-0 class table (one scan of the relation), the lattice
-  (one row per node: a level per quasi-identifier), and the evaluated nodes.
+  (one row per node: a level per quasi-identifier, and a lower bound on its loss), and the
+  evaluated nodes. A node is evaluated on the class table, never on the raw rows; monotonicity
+  settles the rest: a node that satisfies the model makes every more general node satisfy it, and
+  one that fails makes every less general one fail (a class of a more general node is a union of
+  classes, so it is at least as large and as diverse; records suppressed there were suppressed
+  below). Entropy l-diversity with a suppression budget is not monotone (a union of a diverse and
+  a thin class can fall below ln(l)): there only k's failures are propagated.
 
-    1. classify  binary search over heights: every node of unknown state at the middle height is
-                 evaluated on the class table; a node that satisfies the model makes every more
-                 general node satisfy it, and one that fails makes every less general one fail
-                 (monotone: a class of a more general node is a union of classes, so it is at
-                 least as large and as diverse; records suppressed there were suppressed below).
-                 Entropy l-diversity with a suppression budget is not monotone (a union of a
-                 diverse and a thin class can fall below ln(l)): there only k's failures are
-                 propagated, and every other node is evaluated.
-    2. minimize  the least loss among satisfying nodes. Height is known without evaluating; for
-                 discernibility and non-uniform entropy a satisfying node not yet evaluated is
-                 skipped when an evaluated node below it bounds its loss above the best found
-                 (every record's loss only grows with generalization; a suppressed record costs
-                 at least k, or its loss at the node below), else evaluated, lowest first.
-                 Ties: least height, then the smallest levels in the order the columns come.
-    3. report    the chosen node's figures, and for each quasi-identifier how many suppressed
+  A node's loss is never below its lower bound, known without evaluating it: for non-uniform
+  entropy, the loss of its generalization with nothing suppressed (a suppressed record costs its
+  loss at the top, the most any node charges it), summed from one pass over the class table; for
+  height, the height. Discernibility has no such bound.
+
+    1. descend   (entropy, height) from the most general node, greedily: evaluate the node's direct
+                 predecessors and step to the one of least loss that satisfies the model, until
+                 none does. Its loss bounds the optimum from above.
+    2. classify  only nodes whose lower bound is within the best loss found matter. Entropy and
+                 height: top-down, every such node of unknown state at the highest height (a node
+                 that fails there settles everything below it). Discernibility: binary search over
+                 heights, every node of unknown state at the middle height.
+    3. minimize  the least loss among satisfying nodes: a satisfying node not yet evaluated is
+                 skipped when its lower bound, or the bound an evaluated node below it gives (every
+                 record's loss only grows with generalization; a suppressed record costs at least
+                 k, or its loss at the node below), exceeds the best found; else evaluated, lowest
+                 first. Ties: least height, then the smallest levels in the order the columns come.
+    4. report    the chosen node's figures, and for each quasi-identifier how many suppressed
                  records one more step on it would rescue.
 
   No node satisfying the model within the budget refuses the release (reported from the most
@@ -65,7 +74,8 @@
         rescue=[], refused=none, nodes_evaluated=0, search_seconds=0, scan_seconds=0)) }}
   {%- endif -%}
 
-  {#- the lattice: every combination of levels, its height and a node number -#}
+  {#- the lattice: every combination of levels, its height, a node number and its loss's lower bound -#}
+  {%- set lower_bound = kanon._records_lower_bound(plan, search) -%}
   {%- set lattice_sql -%}
     select
       {%- for qi in plan.qis %}
@@ -78,6 +88,7 @@
       {%- set ns.radix = ns.radix * (qi.depth + 1) %}
       {%- endfor %}
       {{ ns.terms | join(' + ') }} as _k_node,
+      {{ lower_bound }} as _k_lb,
       cast(null as {{ dbt.type_string() }}) as _k_state,
       0 as _k_evaluated
     from
@@ -87,30 +98,60 @@
   {%- endset -%}
   {%- do run_query('create temporary table ' ~ t.lattice ~ ' as ' ~ lattice_sql) -%}
 
-  {%- set ns = namespace(batch=0, created=false, done=false) -%}
-  {#- 1. classify -#}
-  {%- for _ in range(plan.max_height + 2) if not ns.done -%}
-    {#- the height of unknown nodes nearest the middle of their span (each batch settles one) -#}
-    {%- set middle = run_query('select _k_height from ' ~ t.lattice ~ ' where _k_state is null group by _k_height order by abs(2 * _k_height - '
-        ~ '(select min(_k_height) + max(_k_height) from ' ~ t.lattice ~ ' where _k_state is null)), _k_height limit 1').rows -%}
-    {%- if not middle -%}
+  {%- set loss_column = '_k_loss_' ~ plan.loss -%}
+  {%- set order = loss_column ~ ', _k_height, ' ~ (ql | join(', ')) -%}
+  {%- set top_down = plan.loss != 'discernibility' -%}
+  {%- set ns = namespace(batch=0, created=false, done=not top_down, levels=[]) -%}
+  {#- 1. descend: from the top, to the best satisfying direct predecessor, while there is one -#}
+  {%- for qi in plan.qis -%}{%- do ns.levels.append(qi.depth) -%}{%- endfor -%}
+  {%- for step in range(plan.max_height + 1) if not ns.done -%}
+    {%- set steps = [ns.levels] if step == 0 else kanon._records_predecessors(plan, ns.levels) -%}
+    {%- set among = [] -%}
+    {%- for levels in steps -%}{%- do among.append(kanon._records_node_condition(plan, levels)) -%}{%- endfor -%}
+    {%- set among = '(' ~ (among | join(' or ')) ~ ')' if among else '1 = 0' -%}
+    {%- set ns.batch = ns.batch + 1 -%}
+    {%- do kanon._records_evaluate_batch(plan, search, ns.batch, '_k_evaluated = 0 and ' ~ among, not ns.created) -%}
+    {%- set ns.created = true -%}
+    {%- do kanon._records_propagate(plan, search, ns.batch) -%}
+    {%- set next = kanon._records_node_row(search, 'select * from ' ~ t.evals ~ ' where _k_passes = 1 and ' ~ among ~ ' order by ' ~ order ~ ' limit 1') -%}
+    {%- if next is none -%}
       {%- set ns.done = true -%}
     {%- else -%}
-      {%- set height = middle[0][0] | int -%}
+      {%- set ns.levels = kanon._records_node_levels(plan, next) -%}
+    {%- endif -%}
+  {%- endfor -%}
+
+  {#- 2. classify -#}
+  {%- set ns.done = false -%}
+  {%- for _ in range(plan.max_height + 2) if not ns.done -%}
+    {%- set unknown = '_k_state is null' ~ kanon._records_within_best(plan, search, loss_column) -%}
+    {%- if top_down -%}
+      {%- set height = run_query('select max(_k_height) from ' ~ t.lattice ~ ' where ' ~ unknown).rows[0][0] -%}
+    {%- else -%}
+      {#- the height of unknown nodes nearest the middle of their span (each batch settles one) -#}
+      {%- set middle = run_query('select _k_height from ' ~ t.lattice ~ ' where ' ~ unknown ~ ' group by _k_height order by abs(2 * _k_height - '
+          ~ '(select min(_k_height) + max(_k_height) from ' ~ t.lattice ~ ' where ' ~ unknown ~ ')), _k_height limit 1').rows -%}
+      {%- set height = middle[0][0] if middle else none -%}
+    {%- endif -%}
+    {%- if height is none -%}
+      {%- set ns.done = true -%}
+    {%- else -%}
       {%- set ns.batch = ns.batch + 1 -%}
-      {%- do kanon._records_evaluate_batch(plan, search, ns.batch, '_k_state is null and _k_height = ' ~ height, not ns.created) -%}
+      {%- do kanon._records_evaluate_batch(plan, search, ns.batch, unknown ~ ' and _k_height = ' ~ (height | int), not ns.created, lean=top_down) -%}
       {%- set ns.created = true -%}
+      {%- if top_down -%}
+        {#- most of these nodes fail and need no loss: the few that pass are evaluated again, in full -#}
+        {%- do kanon._records_complete_batch(plan, search, ns.batch) -%}
+      {%- endif -%}
       {%- do kanon._records_propagate(plan, search, ns.batch) -%}
     {%- endif -%}
   {%- endfor -%}
 
-  {%- set loss_column = '_k_loss_' ~ plan.loss -%}
-  {%- set order = loss_column ~ ', _k_height, ' ~ (ql | join(', ')) -%}
-  {#- 2. minimize -#}
+  {#- 3. minimize -#}
   {%- set ns.done = plan.loss == 'height' -%}
   {%- for _ in range(plan.max_height + 2) if not ns.done -%}
     {%- set best = run_query('select min(' ~ loss_column ~ ') from ' ~ t.evals ~ ' where _k_passes = 1').rows[0][0] -%}
-    {%- set open = "_k_state = 'pass' and _k_evaluated = 0" ~ ((' and not exists (select 1 from ' ~ t.evals ~ ' as _k_e where _k_e._k_bound > ' ~ best
+    {%- set open = "_k_state = 'pass' and _k_evaluated = 0" ~ kanon._records_within_best(plan, search, loss_column) ~ ((' and not exists (select 1 from ' ~ t.evals ~ ' as _k_e where _k_e._k_bound > ' ~ best
         ~ ' and ' ~ kanon._records_at_least(plan, t.lattice, '_k_e') ~ ')') if best is not none else '') -%}
     {%- set lowest = run_query('select min(_k_height) from ' ~ t.lattice ~ ' where ' ~ open).rows[0][0] -%}
     {%- if lowest is none -%}
@@ -123,7 +164,7 @@
     {%- endif -%}
   {%- endfor -%}
 
-  {#- 3. the chosen node (by height: the lowest satisfying node, evaluated if it was inferred) -#}
+  {#- 4. the chosen node (by height: the lowest satisfying node, evaluated if it was inferred) -#}
   {%- if plan.loss == 'height' -%}
     {%- set chosen = run_query('select _k_node, _k_evaluated from ' ~ t.lattice ~ " where _k_state = 'pass' order by _k_height, " ~ (ql | join(', ')) ~ ' limit 1').rows -%}
     {%- if chosen and chosen[0][1] | int == 0 -%}
@@ -154,6 +195,64 @@
       search_seconds=(seconds | round(3)), scan_seconds=((started - scan_started).total_seconds() | round(3)))) }}
 {% endmacro %}
 
+{#- The lattice's `_k_lb`: a lower bound on a node's loss, known without evaluating it. Non-uniform
+    entropy: the loss with nothing suppressed beyond the records suppressed up front (whose loss
+    is the top's whatever the node), from one pass over the class table; a suppressed record
+    costs its loss at the top, which no node's loss of it exceeds. Height: the height.
+    Discernibility: none (0). -#}
+{% macro _records_lower_bound(plan, search) %}
+  {%- set double = kanon._records_double() -%}
+  {%- if plan.loss == 'height' -%}
+    {{ return('cast(' ~ (kanon._records_levels(plan) | join(' + ')) ~ ' as ' ~ double ~ ')') }}
+  {%- elif plan.loss == 'discernibility' -%}
+    {{ return('cast(0 as ' ~ double ~ ')') }}
+  {%- endif -%}
+  {%- set sums = ['coalesce(sum(case when _k_missing = 1 then _k_n * _k_nue_top else 0 end), 0)'] -%}
+  {%- for qi in plan.qis -%}
+    {%- for level in range(1, qi.depth + 1) -%}
+      {%- do sums.append('coalesce(sum(case when _k_missing = 0 then _k_n * _k_q' ~ qi.index ~ '_nue' ~ level ~ ' else 0 end), 0)') -%}
+    {%- endfor -%}
+  {%- endfor -%}
+  {%- set row = run_query('select ' ~ (sums | join(', ')) ~ ' from ' ~ search.tables.classes).rows[0] -%}
+  {%- set ns = namespace(at=1) -%}
+  {%- set terms = [(row[0] | float) ~ ''] -%}
+  {%- for qi in plan.qis -%}
+    {%- set cases = [] -%}
+    {%- for level in range(1, qi.depth + 1) -%}
+      {%- do cases.append('when ' ~ level ~ ' then ' ~ (row[ns.at] | float)) -%}
+      {%- set ns.at = ns.at + 1 -%}
+    {%- endfor -%}
+    {%- do terms.append('case _k_l' ~ qi.index ~ ' ' ~ (cases | join(' ')) ~ ' else 0 end') -%}
+  {%- endfor -%}
+  {{ return('cast(' ~ (terms | join(' + ')) ~ ' as ' ~ double ~ ')') }}
+{% endmacro %}
+
+{#- ` and _k_lb <= <the best loss found>` (with room for rounding), or '' while none is found or
+    the metric has no bound: which nodes can still hold the optimum. -#}
+{% macro _records_within_best(plan, search, loss_column) %}
+  {%- if plan.loss == 'discernibility' -%}
+    {{ return('') }}
+  {%- endif -%}
+  {%- set best = run_query('select min(' ~ loss_column ~ ') from ' ~ search.tables.evals ~ ' where _k_passes = 1').rows[0][0] -%}
+  {%- if best is none -%}
+    {{ return('') }}
+  {%- endif -%}
+  {%- set best = best | float -%}
+  {{ return(' and _k_lb <= ' ~ (best + 1e-6 * ([best | abs, 1.0] | max))) }}
+{% endmacro %}
+
+{#- The levels of a node's direct predecessors (one column one level finer), as lists. -#}
+{% macro _records_predecessors(plan, levels) %}
+  {%- set out = [] -%}
+  {%- for qi in plan.qis if levels[qi.index] > 0 -%}
+    {%- set down = levels | list -%}
+    {%- do down.pop(qi.index) -%}
+    {%- do down.insert(qi.index, levels[qi.index] - 1) -%}
+    {%- do out.append(down) -%}
+  {%- endfor -%}
+  {{ return(out) }}
+{% endmacro %}
+
 {#- ['_k_l0', '_k_l1', ...]: the lattice's level columns, in the order the columns come. -#}
 {% macro _records_levels(plan) %}
   {%- set levels = [] -%}
@@ -175,8 +274,8 @@
 {% endmacro %}
 
 {#- Evaluates the lattice nodes matching `condition` into the evals table (creating it the first
-    time), as batch number `batch`. -#}
-{% macro _records_evaluate_batch(plan, search, batch, condition, create) %}
+    time), as batch number `batch`. `lean`: whether each node passes, not its loss (left NULL). -#}
+{% macro _records_evaluate_batch(plan, search, batch, condition, create, lean=false) %}
   {%- set t = search.tables -%}
   {%- set nodes = run_query('select count(*) from ' ~ t.lattice ~ ' where ' ~ condition).rows[0][0] | int -%}
   {#- in chunks of search.chunk nodes (by node number), all of them one batch -#}
@@ -184,13 +283,25 @@
     {%- set chosen = condition if nodes <= search.chunk else condition ~ ' and _k_node in (select _k_node from (select _k_node, row_number() over (order by _k_node) as _k_rank from '
         ~ t.lattice ~ ' where ' ~ condition ~ ') as _k_ranked where floor((_k_rank - 1) / ' ~ search.chunk ~ ') = ' ~ chunk ~ ')' -%}
     {%- set batch_sql = 'select _k_node, _k_height, ' ~ (kanon._records_levels(plan) | join(', ')) ~ ', ' ~ batch ~ ' as _k_batch from ' ~ t.lattice ~ ' where ' ~ chosen -%}
-    {%- set sql = kanon._records_evaluate_sql(plan, search, batch_sql) -%}
+    {%- set sql = kanon._records_evaluate_sql(plan, search, batch_sql, lean) -%}
     {%- if create and loop.first -%}
       {%- do run_query('create temporary table ' ~ t.evals ~ ' as ' ~ sql) -%}
     {%- else -%}
       {%- do run_query('insert into ' ~ t.evals ~ ' ' ~ sql) -%}
     {%- endif -%}
   {%- endfor -%}
+{% endmacro %}
+
+{#- The passing nodes of a lean batch, evaluated again in full (their loss). -#}
+{% macro _records_complete_batch(plan, search, batch) %}
+  {%- set t = search.tables -%}
+  {%- set passing = run_query('select _k_node from ' ~ t.evals ~ ' where _k_batch = ' ~ batch ~ ' and _k_passes = 1').columns[0].values() -%}
+  {%- if passing | length > 0 -%}
+    {%- set nodes = [] -%}
+    {%- for node in passing -%}{%- do nodes.append(node | int) -%}{%- endfor -%}
+    {%- do run_query('delete from ' ~ t.evals ~ ' where _k_batch = ' ~ batch ~ ' and _k_passes = 1') -%}
+    {%- do kanon._records_evaluate_batch(plan, search, batch, '_k_node in (' ~ (nodes | join(', ')) ~ ')', false) -%}
+  {%- endif -%}
 {% endmacro %}
 
 {#- After a classifying batch: each evaluated node's state, then what monotonicity tells of the
@@ -212,8 +323,8 @@
 {% endmacro %}
 
 {#- `with _k_batch, _k_at (the class table at each node of batch_sql: its labels there, loss and
-    weights), _k_cls, _k_judged,` : the classes of every node of the batch, judged. -#}
-{% macro _records_at_ctes(plan, search, batch_sql, keys) %}
+    weights; lean: no loss), _k_cls, _k_judged,` : the classes of every node of the batch, judged. -#}
+{% macro _records_at_ctes(plan, search, batch_sql, keys, lean=false) %}
 with
 _k_batch as ({{ batch_sql }}),
 _k_at as (
@@ -237,11 +348,16 @@ _k_at as (
     {%- for name in plan.sensitive %}
     _k_c._k_s{{ loop.index0 }},
     {%- endfor %}
+    {%- if lean %}
+    0 as _k_nue,
+    0 as _k_nue_top
+    {%- else %}
     0
     {%- for qi in plan.qis %}
     + case _k_b._k_l{{ qi.index }} when 0 then 0{% for level in range(1, qi.depth + 1) %} when {{ level }} then _k_c._k_q{{ qi.index }}_nue{{ level }}{% endfor %} end
     {%- endfor %} as _k_nue,
     _k_c._k_nue_top
+    {%- endif %}
   from _k_batch as _k_b
   cross join {{ search.tables.classes }} as _k_c
 ),
@@ -279,11 +395,11 @@ _k_at as (
 {#- One row per node of `batch_sql` (_k_node, _k_height, _k_l<i>, _k_batch): its classes and
     suppressed records by fate, whether it passes, its loss under every metric and the bound on
     the loss of every node above it. -#}
-{% macro _records_evaluate_sql(plan, search, batch_sql) %}
+{% macro _records_evaluate_sql(plan, search, batch_sql, lean=false) %}
   {%- set decimal = 'decimal(38, 6)' -%}
   {%- set keys = kanon._records_node_keys(plan, search) -%}
   {%- set people = plan.suppression_unit == 'people' and plan.privacy_unit is not none -%}
-{{ kanon._records_at_ctes(plan, search, batch_sql, keys) }}
+{{ kanon._records_at_ctes(plan, search, batch_sql, keys, lean) }}
 _k_nodes as (
   select
     _k_node,
@@ -334,9 +450,16 @@ select
   {#- what tells of the nodes below: failing, or (not monotone) failing k alone -#}
   case when {{ (suppressed if search.monotone else thin) }} > {{ search.limit }} then 1 else 0 end as _k_fails_below,
   cast(_k_batch._k_height as {{ decimal }}) as _k_loss_height,
+  {%- if lean %}
+  cast(null as {{ decimal }}) as _k_loss_discernibility,
+  cast(null as {{ decimal }}) as _k_loss_non_uniform_entropy,
+  cast(null as {{ decimal }}) as _k_bound
+  {%- else %}
   cast(_k_nodes._k_dm_kept + _k_nodes._k_suppressed_records * {{ search.records_in }} as {{ decimal }}) as _k_loss_discernibility,
   cast(_k_nodes._k_nue as {{ decimal }}) as _k_loss_non_uniform_entropy,
-  {%- if plan.loss == 'discernibility' %}
+  {%- endif %}
+  {%- if lean %}
+  {%- elif plan.loss == 'discernibility' %}
   cast(_k_nodes._k_dm_kept + (_k_nodes._k_suppressed_records - _k_nodes._k_missing_records) * {{ plan.k }}
        + _k_nodes._k_missing_records * {{ search.records_in }} as {{ decimal }}) as _k_bound
   {%- elif plan.loss == 'non_uniform_entropy' %}
