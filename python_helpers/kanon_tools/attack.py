@@ -1,0 +1,246 @@
+"""An attacker's linear-programming audit of a table published with totals (issue 12: the core).
+
+What a reader of a published table knows:
+  - every published cell's value;
+  - of every hidden cell, what its mark says: a primary mark (`<k`) that 0 < x < k (0 <= x < k
+    when zeros are hidden too), a secondary mark (`.`) that x >= k, since complementary
+    suppression only ever hides cells that could have been published;
+  - the relations between cells and their totals: a total is the sum of its parts (additive), or,
+    where one person can fall in several parts, max(parts) <= total <= sum(parts) (bounded);
+  - that counts are not negative.
+
+`intervals` finds, for every hidden cell, the lowest and highest value consistent with all of it
+(scipy's HiGHS, two linear programs per hidden cell, on each connected group of hidden cells
+apart). `findings` reports exact disclosures (one whole number left in the interval) and
+intervals narrower than a protection width. The audit is independent of the SQL that chose the
+pattern: it sees only what is published.
+
+What it does not model: differencing against other releases, and outside knowledge.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy.optimize import linprog
+
+Key = tuple[str, ...]
+Row = tuple[NDArray[np.float64], float]  # a linear row over hidden cells, and its right-hand side
+
+# the width below which an interval holds only one whole number, with room for LP round-off
+_EPS = 1e-7
+
+
+class Status(StrEnum):
+    PUBLISHED = "published"
+    PRIMARY = "primary"  # hidden: 0 < x < k
+    SECONDARY = "secondary"  # hidden so that no primary can be worked out: x >= k
+
+
+@dataclass(frozen=True)
+class Cell:
+    value: int | None  # None exactly when hidden
+    status: Status
+
+
+@dataclass(frozen=True)
+class Relation:
+    """A total and its parts: total == sum(parts) when additive, else max <= total <= sum."""
+
+    total: Key
+    parts: tuple[Key, ...]
+    additive: bool = True
+
+
+@dataclass(frozen=True)
+class Knowledge:
+    """What the marks tell: k, and whether zeros are shown (then a primary cell is at least 1)."""
+
+    k: int
+    zeros_shown: bool = True
+
+    def bounds(self, status: Status) -> tuple[float, float | None]:
+        if status is Status.PRIMARY:
+            return (1.0 if self.zeros_shown else 0.0), float(self.k - 1)
+        if status is Status.SECONDARY:
+            return float(self.k), None
+        raise ValueError(f"a {status.value} cell is not hidden")
+
+
+@dataclass(frozen=True)
+class Interval:
+    """The values a hidden cell can take given everything published (high None: unbounded)."""
+
+    key: Key
+    status: Status
+    low: float
+    high: float | None
+
+    @property
+    def width(self) -> float:
+        return math.inf if self.high is None else self.high - self.low
+
+    @property
+    def exact(self) -> bool:
+        """Only one whole number fits: the cell is disclosed."""
+        return self.high is not None and math.floor(self.high + _EPS) <= math.ceil(self.low - _EPS)
+
+
+@dataclass(frozen=True)
+class Finding:
+    key: Key
+    status: Status
+    low: float
+    high: float | None
+    reason: str  # 'exact' or 'narrow'
+
+
+class InconsistentTable(ValueError):
+    """What is published contradicts itself (no values fit): a defect of the release, not a pass."""
+
+
+def _check(cells: Mapping[Key, Cell], relations: Sequence[Relation]) -> None:
+    for key, cell in cells.items():
+        hidden = cell.status is not Status.PUBLISHED
+        if hidden != (cell.value is None):
+            raise ValueError(f"cell {key}: a {cell.status.value} cell must "
+                             f"{'not ' if hidden else ''}have a value")
+        if cell.value is not None and cell.value < 0:
+            raise ValueError(f"cell {key}: a count cannot be negative ({cell.value})")
+    for relation in relations:
+        if not relation.parts:
+            raise ValueError(f"relation of {relation.total}: no parts")
+        for key in (relation.total, *relation.parts):
+            if key not in cells:
+                raise ValueError(f"relation of {relation.total}: no cell {key}")
+
+
+def _groups(hidden: Sequence[Key], relations: Sequence[Relation]) -> list[list[Key]]:
+    """Hidden cells linked through relations, in groups that can be solved apart (union-find)."""
+    parent = {key: key for key in hidden}
+
+    def root(key: Key) -> Key:
+        while parent[key] != key:
+            parent[key] = parent[parent[key]]
+            key = parent[key]
+        return key
+
+    for relation in relations:
+        linked = [key for key in (relation.total, *relation.parts) if key in parent]
+        for key in linked[1:]:
+            parent[root(key)] = root(linked[0])
+    groups: dict[Key, list[Key]] = {}
+    for key in hidden:
+        groups.setdefault(root(key), []).append(key)
+    return list(groups.values())
+
+
+def _rows(relation: Relation, cells: Mapping[Key, Cell], index: Mapping[Key, int],
+          size: int) -> tuple[list[Row], list[Row]]:
+    """The relation as linear (in)equalities over the hidden cells of `index`: (equalities,
+    upper-bounded rows), each (coefficients, right-hand side); published values move right."""
+    def term(key: Key, sign: float, row: NDArray[np.float64]) -> float:
+        cell = cells[key]
+        if cell.value is None:
+            row[index[key]] += sign
+            return 0.0
+        return -sign * cell.value
+
+    equal: list[Row] = []
+    upper: list[Row] = []
+    if relation.additive:  # sum(parts) - total == 0
+        row = np.zeros(size)
+        rhs = term(relation.total, -1.0, row) + sum(term(part, 1.0, row) for part in relation.parts)
+        equal.append((row, rhs))
+    else:
+        for part in relation.parts:  # part - total <= 0
+            row = np.zeros(size)
+            rhs = term(part, 1.0, row) + term(relation.total, -1.0, row)
+            upper.append((row, rhs))
+        row = np.zeros(size)  # total - sum(parts) <= 0
+        rhs = term(relation.total, 1.0, row) + sum(term(part, -1.0, row) for part in relation.parts)
+        upper.append((row, rhs))
+    return equal, upper
+
+
+def intervals(cells: Mapping[Key, Cell], relations: Sequence[Relation],
+              knowledge: Knowledge) -> dict[Key, Interval]:
+    """Every hidden cell's feasible interval given the published table (see the module doc)."""
+    _check(cells, relations)
+    hidden = [key for key, cell in cells.items() if cell.value is None]
+    out: dict[Key, Interval] = {}
+    for relation in relations:  # fully published relations must hold as they are
+        if all(cells[key].value is not None for key in (relation.total, *relation.parts)):
+            equal, upper = _rows(relation, cells, {}, 0)
+            if any(abs(rhs) > _EPS for _, rhs in equal) or any(rhs < -_EPS for _, rhs in upper):
+                raise InconsistentTable(f"published cells break the relation of {relation.total}")
+    for group in _groups(hidden, relations):
+        index = {key: i for i, key in enumerate(group)}
+        members = set(group)
+        equalities: list[Row] = []
+        inequalities: list[Row] = []
+        for relation in relations:
+            if members.intersection((relation.total, *relation.parts)):
+                e, u = _rows(relation, cells, index, len(group))
+                equalities += e
+                inequalities += u
+        bounds = [knowledge.bounds(cells[key].status) for key in group]
+        a_eq = np.array([row for row, _ in equalities]) if equalities else None
+        b_eq = np.array([rhs for _, rhs in equalities]) if equalities else None
+        a_ub = np.array([row for row, _ in inequalities]) if inequalities else None
+        b_ub = np.array([rhs for _, rhs in inequalities]) if inequalities else None
+        for i, key in enumerate(group):
+            ends: list[float | None] = []
+            for sign in (1.0, -1.0):
+                objective = np.zeros(len(group))
+                objective[i] = sign
+                result = linprog(objective, A_ub=a_ub, b_ub=b_ub, A_eq=a_eq, b_eq=b_eq, bounds=bounds,
+                                 method="highs")
+                if result.status == 2:
+                    raise InconsistentTable(f"no values of the hidden cells fit what is published (at {key})")
+                if result.status == 3:  # unbounded: only the maximum can be
+                    ends.append(None)
+                elif result.status != 0:
+                    raise RuntimeError(f"the LP solver failed at {key}: {result.message}")
+                else:
+                    ends.append(sign * float(result.fun))
+            low, high = ends
+            assert low is not None  # counts are bounded below by their marks
+            out[key] = Interval(key, cells[key].status, low, high)
+    return out
+
+
+def findings(found: Iterable[Interval], min_width: float = 0.0) -> list[Finding]:
+    """Exact disclosures, and intervals narrower than `min_width` (a protection width)."""
+    out = []
+    for interval in found:
+        reason = "exact" if interval.exact else ("narrow" if interval.width < min_width else None)
+        if reason is not None:
+            out.append(Finding(interval.key, interval.status, interval.low, interval.high, reason))
+    return sorted(out, key=lambda f: f.key)
+
+
+def grid(rows: Sequence[str], columns: Sequence[str], marks: Mapping[tuple[str, str], str | int],
+         total: str = "Total", additive: bool = True) -> tuple[dict[Key, Cell], list[Relation]]:
+    """A two-way table with row, column and grand totals, from its printed form: each mark an int
+    (published), '<k' (primary) or '.' / '·' (secondary); keys (row, column), totals under `total`."""
+    cells: dict[Key, Cell] = {}
+    for r in (*rows, total):
+        for c in (*columns, total):
+            mark = marks[(r, c)]
+            if isinstance(mark, int):
+                cells[(r, c)] = Cell(mark, Status.PUBLISHED)
+            elif str(mark).startswith("<"):
+                cells[(r, c)] = Cell(None, Status.PRIMARY)
+            elif mark in (".", "·"):
+                cells[(r, c)] = Cell(None, Status.SECONDARY)
+            else:
+                raise ValueError(f"cell ({r}, {c}): unknown mark {mark!r}")
+    relations = [Relation((r, total), tuple((r, c) for c in columns), additive) for r in (*rows, total)]
+    relations += [Relation((total, c), tuple((r, c) for r in rows), additive) for c in (*columns, total)]
+    return cells, relations
