@@ -23,8 +23,11 @@ demo: $(STAMP)
 	$(BIN)/python -m kanon_tools demo --target duckdb
 
 ## test: the whole suite (sqlfluff lint, then pytest driving dbt on DuckDB and Postgres)
+# Two pytest-xdist workers, a test file each at a time (a file's module fixtures build its
+# warehouses once): most of a test is a dbt process, so both cores are used.
+TEST_WORKERS ?= 2
 test: lint
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 # sqlfluff's dbt templater compiles every model, and kanon's release macros read the columns of
 # the seeds they use when they compile: so the seeds are loaded into a scratch DuckDB file first.

@@ -9,8 +9,11 @@ anywhere else.
 from __future__ import annotations
 
 import contextlib
+import fcntl
+import hashlib
 import os
 import shutil
+import tempfile
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -29,6 +32,9 @@ ROOT = Path(__file__).resolve().parents[1]
 INTEGRATION = ROOT / "integration_tests"
 IN_CI = os.environ.get("CI", "").lower() == "true"
 WAREHOUSES = ("duckdb", "postgres")
+# One id for the whole test run, shared by pytest-xdist's workers (they inherit the environment of
+# the process that imported this first): packages are installed once per project and run.
+TEST_RUN = os.environ.setdefault("KANON_TEST_RUN", uuid.uuid4().hex)
 
 
 def postgres_unavailable_reason() -> str | None:
@@ -133,6 +139,8 @@ class DbtProject:
                          log_path=self.state_dir / "logs")
 
     def run(self, *args: str, expect_ok: bool | None = True) -> DbtResult:
+        if args[:1] == ("deps",):
+            return install_packages(self.project_dir, lambda: self.runner().run(*args))
         result = self.runner().run(*args)
         if expect_ok is True and not result.ok:
             raise AssertionError(f"dbt {' '.join(args)} failed:\n{result.output[-6000:]}")
@@ -184,6 +192,24 @@ def make_warehouse(session_workdir: Path) -> Iterator[Any]:
     for wh in made:
         with contextlib.suppress(Exception):  # cleanup must not mask the real test outcome
             wh.drop_everything()
+
+
+def install_packages(project_dir: Path, deps: Any) -> DbtResult:
+    """`dbt deps` for a project, once per test run. Tests run in parallel (pytest-xdist) and share
+    integration_tests/: a second `dbt deps` there would replace dbt_packages/ under a dbt build
+    that is reading it. So the first caller installs, under a lock, and the others find it done.
+    `deps` runs dbt deps and returns its DbtResult; a failed one raises."""
+    installed = project_dir / "dbt_packages" / ".kanon-test-run"
+    digest = hashlib.md5(str(project_dir.resolve()).encode()).hexdigest()[:12]
+    with open(Path(tempfile.gettempdir()) / f"kanon-deps-{digest}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if installed.exists() and installed.read_text() == TEST_RUN:
+            return DbtResult(returncode=0, output=f"packages of {project_dir} already installed in this test run")
+        result: DbtResult = deps()
+        if not result.ok:
+            raise AssertionError(f"dbt deps failed in {project_dir}:\n{result.output[-4000:]}")
+        installed.write_text(TEST_RUN)
+        return result
 
 
 def copy_project(src: Path, dest: Path) -> Path:

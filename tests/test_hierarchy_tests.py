@@ -26,6 +26,7 @@ from conftest import (
     DbtResult,
     Warehouse,
     copy_project,
+    install_packages,
 )
 
 pytestmark = pytest.mark.dbt
@@ -104,20 +105,23 @@ TEXT_TYPES = {"text", "varchar", "character varying"}
 
 
 def _dbt_deps(project_dir: Path, warehouse: Warehouse) -> None:
-    """`dbt deps` (DbtProject.run always adds --target-path, which `dbt deps` rejects)."""
-    proc = subprocess.run(
-        [DBT, "deps", "--project-dir", str(project_dir)],
-        check=False,
-        cwd=project_dir,
-        env=warehouse.env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        timeout=300,
-    )
-    assert proc.returncode == 0, (
-        f"dbt deps failed in {project_dir}:\n{proc.stdout[-4000:]}"
-    )
+    """`dbt deps`, once per test run (conftest.install_packages; DbtProject.run always adds
+    --target-path, which `dbt deps` rejects)."""
+
+    def deps() -> DbtResult:
+        proc = subprocess.run(
+            [DBT, "deps", "--project-dir", str(project_dir)],
+            check=False,
+            cwd=project_dir,
+            env=warehouse.env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            timeout=300,
+        )
+        return DbtResult(returncode=proc.returncode, output=proc.stdout)
+
+    install_packages(project_dir, deps)
 
 
 def _query(warehouse: Warehouse, sql: str) -> tuple[list[str], list[tuple[Any, ...]]]:
