@@ -17,3 +17,15 @@
   {%- endif -%}
   {{ return(found[0]) }}
 {% endmacro %}
+
+{#- The relation a model (a node of _cli_model) was built as; raises, saying how to build it,
+    when it is not in the warehouse. -#}
+{% macro _cli_model_relation(node, who) %}
+  {%- set relation = adapter.get_relation(database=node.database, schema=node.schema, identifier=node.alias) -%}
+  {%- if relation is none -%}
+    {{ exceptions.raise_compiler_error(who ~ ": cannot read "
+        ~ api.Relation.create(database=node.database, schema=node.schema, identifier=node.alias)
+        ~ ": it is not in the warehouse (build " ~ node.unique_id ~ " with this target first)") }}
+  {%- endif -%}
+  {{ return(relation) }}
+{% endmacro %}

@@ -16,12 +16,7 @@
   {%- endif -%}
   {%- do kanon._cli_read_only() -%}
   {%- set node = kanon._cli_model(report, who) -%}
-  {%- set relation = adapter.get_relation(database=node.database, schema=node.schema, identifier=node.alias) -%}
-  {%- if relation is none -%}
-    {{ exceptions.raise_compiler_error(who ~ ": cannot read "
-        ~ api.Relation.create(database=node.database, schema=node.schema, identifier=node.alias)
-        ~ ": it is not in the warehouse (build " ~ node.unique_id ~ " with this target first)") }}
-  {%- endif -%}
+  {%- set relation = kanon._cli_model_relation(node, who) -%}
   {%- set columns = adapter.get_columns_in_relation(relation) | map(attribute='name') | list -%}
   {%- set ns = namespace(column=count_column, matched=none) -%}
   {%- if ns.column is none -%}

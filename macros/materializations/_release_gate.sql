@@ -102,7 +102,8 @@
       min_count           every published row has a finite count of at least k (every kind)
       null_unit           no event without a person, when null_unit='error'
       suppression_budget  at most max_suppression of the people suppressed, when set
-      records_search, records_recount, records_budget  a record release's (_records_gate_check) -#}
+      records_search, records_recount, records_budget  a record release's (_records_gate_check)
+      table_search, table_recount, table_line_rule, no_exact_disclosure  a table's (_table_gate_check) -#}
 {% macro _release_checks(kind, facts, max_suppression, count_column, k, staging=none) %}
   {%- set checks = [] -%}
   {%- for check in kind.checks -%}
@@ -119,6 +120,8 @@
           ~ max_suppression) if over else '')) -%}
     {%- elif check in ['records_search', 'records_recount', 'records_budget'] -%}
       {%- do checks.append((check, kanon._records_gate_check(check, facts, staging, k, max_suppression))) -%}
+    {%- elif check in ['table_search', 'table_recount', 'table_line_rule', 'no_exact_disclosure'] -%}
+      {%- do checks.append((check, kanon._table_gate_check(check, facts, staging, k))) -%}
     {%- endif -%}
   {%- endfor -%}
   {{ return(checks) }}
@@ -141,7 +144,8 @@
         ~ "; the previous release is replaced by an empty table. Set config max_suppression to refuse such a release instead.") -%}
   {%- endif -%}
   {%- if long_form and facts.events_null_unit > 0 -%}
-    {%- do kanon._null_unit_found(kanon._who('kanon.release_counts'), facts.null_unit, facts.events_null_unit, facts.privacy_unit) -%}
+    {%- set called = kanon._release_kinds().get(config.get('kanon_release_kind') or 'counts', {}).get('called', 'kanon.release_counts') -%}
+    {%- do kanon._null_unit_found(kanon._who(called), facts.null_unit, facts.events_null_unit, facts.privacy_unit) -%}
   {%- endif -%}
   {%- if long_form -%}
     {%- do kanon._warn_missing_labels(staging) -%}

@@ -20,6 +20,8 @@
                  'order_by': none, 'called': 'kanon.release_counts'},
       'records': {'long_form': true, 'checks': ['records_search', 'records_recount', 'records_budget'], 'count': false,
                   'budget': true, 'order_by': '_kanon_shuffle', 'called': 'kanon.release_records'},
+      'table': {'long_form': true, 'checks': ['table_search', 'null_unit', 'table_recount', 'table_line_rule', 'no_exact_disclosure'],
+                'count': false, 'budget': false, 'order_by': none, 'called': 'kanon.release_table'},
   }) }}
 {% endmacro %}
 

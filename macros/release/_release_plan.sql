@@ -68,28 +68,12 @@
   {%- for d in dimensions -%}{%- do outputs.extend([('dimension', d), ('level column of dimension ' ~ d, d ~ '_level')]) -%}{%- endfor -%}
   {%- do outputs.append(('count_column', count_column)) -%}
   {%- for m in measures -%}{%- do outputs.append(('measure', m)) -%}{%- endfor -%}
-  {%- set seen = {} -%}
-  {%- for role, name in outputs -%}
-    {%- if (name | lower).startswith('_kanon_') -%}
-      {{ exceptions.raise_compiler_error(who ~ ": " ~ role ~ " '" ~ name ~ "' starts with _kanon_, which kanon reserves for its own columns; rename it") }}
-    {%- endif -%}
-    {%- if name | lower in seen -%}
-      {{ exceptions.raise_compiler_error(who ~ ": released column '" ~ name ~ "' (" ~ role ~ ") clashes with '" ~ seen[name | lower][1] ~ "' ("
-          ~ seen[name | lower][0] ~ "); released columns are each dimension, <dimension>_level, the count column and the measures: rename one") }}
-    {%- endif -%}
-    {%- do seen.update({name | lower: (role, name)}) -%}
-  {%- endfor -%}
+  {%- do kanon._check_published_columns(outputs, who, 'each dimension, <dimension>_level, the count column and the measures') -%}
 
   {#- Execute-time checks: real column names and hierarchy depths. -#}
-  {%- set source = namespace(columns=[], floats=[]) -%}
+  {%- set source = {'columns': [], 'floats': []} -%}
   {%- if execute -%}
-    {%- for col in adapter.get_columns_in_relation(relation) -%}
-      {%- do source.columns.append(col.name) -%}
-      {%- if col.is_float() -%}{%- do source.floats.append(col.name) -%}{%- endif -%}
-    {%- endfor -%}
-    {%- if source.columns | length == 0 -%}
-      {{ exceptions.raise_compiler_error(who ~ ": relation " ~ relation ~ " has no columns or does not exist") }}
-    {%- endif -%}
+    {%- set source = kanon._relation_columns(relation, who) -%}
     {#- Measures read event columns, so the events carry every source column, listed by name:
         one named like the engine's own (_k_...) cannot be carried. -#}
     {%- if measures | length > 0 -%}
@@ -147,6 +131,20 @@
       'remainder': remainder,
       'dominance': kanon._release_dominance(dominance, count_rows, privacy_unit, who),
   }) }}
+{% endmacro %}
+
+{#- {columns, floats}: the names of `relation`'s columns as the warehouse spells them, and of
+    those holding floating-point numbers; raises when it has none (it does not exist). -#}
+{% macro _relation_columns(relation, who) %}
+  {%- set found = {'columns': [], 'floats': []} -%}
+  {%- for col in adapter.get_columns_in_relation(relation) -%}
+    {%- do found.columns.append(col.name) -%}
+    {%- if col.is_float() -%}{%- do found.floats.append(col.name) -%}{%- endif -%}
+  {%- endfor -%}
+  {%- if found.columns | length == 0 -%}
+    {{ exceptions.raise_compiler_error(who ~ ": relation " ~ relation ~ " has no columns or does not exist") }}
+  {%- endif -%}
+  {{ return(found) }}
 {% endmacro %}
 
 {#- A column of `relation` as the warehouse resolves the name: the exact spelling first, else

@@ -33,15 +33,24 @@ def whole_number(minimum: int, maximum: int | None = None, hint: str = "") -> Ca
     return parse
 
 
-def share(text: str) -> float:
-    """A share from 0 to 1, as a finite float (nan and inf are refused)."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not (math.isfinite(value) and 0 <= value <= 1):
-        raise argparse.ArgumentTypeError(f"must be a share from 0 to 1 (0.05 for 5 points), got {text!r}")
-    return value
+def finite_number(minimum: float, maximum: float | None, wanted: str) -> Callable[[str], float]:
+    """An argparse type: a finite float (nan and inf are refused) from `minimum` to `maximum`;
+    `wanted` says what is asked for, in the message."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not (math.isfinite(value) and value >= minimum and (maximum is None or value <= maximum)):
+            raise argparse.ArgumentTypeError(f"must be {wanted}, got {text!r}")
+        return value
+
+    return parse
+
+
+# A share from 0 to 1.
+share = finite_number(0.0, 1.0, "a share from 0 to 1 (0.05 for 5 points)")
 
 
 def parse_count(text: str, minimum: int = 1) -> int | None:
