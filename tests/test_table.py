@@ -18,11 +18,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from conftest import INTEGRATION, ROOT, DbtProject, Warehouse, copy_project
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from kanon_tools import attack_report
+from kanon_tools import attack, attack_report
 from kanon_tools.attack import Cell, Knowledge, Status, findings, grid, intervals
 
 pytestmark = pytest.mark.dbt
@@ -294,45 +295,52 @@ def _random_table(draw: st.DrawFn) -> dict[str, Any]:
     return {"k": k, "hide_zeros": draw(st.booleans()), "events": events}
 
 
-def _draw_examples() -> list[dict[str, Any]]:
-    """Twenty tables drawn by hypothesis (derandomized, so the same every run), built together in
-    one dbt invocation rather than one per example."""
+def _draw_examples(strategy: Any, count: int) -> list[dict[str, Any]]:
+    """`count` tables with events drawn by hypothesis (derandomized, so the same every run), to be
+    built together in one dbt invocation rather than one per example."""
     drawn: list[dict[str, Any]] = []
 
-    @settings(max_examples=2 * RANDOM_EXAMPLES, derandomize=True, database=None, deadline=None,
+    @settings(max_examples=2 * count, derandomize=True, database=None, deadline=None,
               suppress_health_check=list(HealthCheck))
-    @given(_random_table())
+    @given(strategy)
     def collect(table: dict[str, Any]) -> None:
-        if table["events"] and len(drawn) < RANDOM_EXAMPLES:
+        if table["events"] and len(drawn) < count:
             drawn.append(table)
 
     collect()
     return drawn
 
 
-@pytest.fixture(scope="module")
-def random_built(make_warehouse: Any, tmp_path_factory: pytest.TempPathFactory,
-                 ) -> Iterator[tuple[Warehouse, list[dict[str, Any]], Any]]:
-    project_dir = copy_project(INTEGRATION, tmp_path_factory.mktemp("table_random") / "project")
+def _build_random(make_warehouse: Any, tmp_path_factory: pytest.TempPathFactory, name: str,
+                  examples: list[dict[str, Any]]) -> tuple[Warehouse, Any]:
+    """Every example's events as a seed and its release as a model, built in one dbt invocation."""
+    project_dir = copy_project(INTEGRATION, tmp_path_factory.mktemp(name) / "project")
     (project_dir / "packages.yml").write_text(f"packages:\n  - local: {ROOT}\n")
-    seeds, models = project_dir / "seeds" / "table_random", project_dir / "models" / "table_random"
+    seeds, models = project_dir / "seeds" / name, project_dir / "models" / name
     seeds.mkdir(parents=True)
     models.mkdir(parents=True)
-    examples = _draw_examples()
     for i, table in enumerate(examples):
-        with (seeds / f"table_random_{i}.csv").open("w", encoding="utf-8", newline="") as f:
+        with (seeds / f"{name}_{i}.csv").open("w", encoding="utf-8", newline="") as f:
             writer = csv.writer(f, lineterminator="\n")
             writer.writerow(["person", "r", "c"])
             writer.writerows(table["events"])
-        (models / f"table_random_model_{i}.sql").write_text(
+        (models / f"{name}_model_{i}.sql").write_text(
             f"{{{{ config(materialized='k_anonymous', k={table['k']}) }}}}\n"
-            f"{{{{ kanon.release_table(ref('table_random_{i}'), privacy_unit='person', row_dimension='r', "
+            f"{{{{ kanon.release_table(ref('{name}_{i}'), privacy_unit='person', row_dimension='r', "
             f"column_dimension='c', hide_zeros={str(table['hide_zeros']).lower()}) }}}}\n")
-    wh = make_warehouse("duckdb", "table_random")
+    wh = make_warehouse("duckdb", name)
     project = DbtProject(project_dir, wh)
     project.run("deps")
-    result = project.run("build", "--select", "path:seeds/table_random", "path:models/table_random",
+    result = project.run("build", "--select", f"path:seeds/{name}", f"path:models/{name}",
                          "package:kanon,path:models/audit", expect_ok=None)
+    return wh, result
+
+
+@pytest.fixture(scope="module")
+def random_built(make_warehouse: Any, tmp_path_factory: pytest.TempPathFactory,
+                 ) -> Iterator[tuple[Warehouse, list[dict[str, Any]], Any]]:
+    examples = _draw_examples(_random_table(), RANDOM_EXAMPLES)
+    wh, result = _build_random(make_warehouse, tmp_path_factory, "table_random", examples)
     yield wh, examples, result
 
 
@@ -364,3 +372,127 @@ def test_random_tables_disclose_nothing_to_the_lp_audit(
         assert all(isinstance(cell, Cell) for cell in cells.values())
         assert any(cell.status is Status.PUBLISHED for cell in cells.values())
     assert refused <= RANDOM_EXAMPLES // 4, f"{refused} of {RANDOM_EXAMPLES} random tables refused"
+
+
+# --- larger random tables (DuckDB): lines longer than the search's bounds, many picks per round ---
+
+LARGE_EXAMPLES = 6
+
+
+@st.composite
+def _large_random_table(draw: st.DrawFn) -> dict[str, Any]:
+    """A table of 10 to 24 rows and 9 to 13 columns whose thin cells cluster in thin rows and thin
+    columns (expected counts a row effect times a column effect, as bench-table's), so that lines
+    are longer than _table_pick_limit and many cells are open at once; people reused within a
+    row when `overlap` (totals that are not sums)."""
+    n_rows, n_columns = draw(st.integers(10, 24)), draw(st.integers(9, 13))
+    k = draw(st.sampled_from([3, 4, 5]))
+    seed = draw(st.integers(0, 2**32 - 1))
+    overlap = draw(st.booleans())
+    rng = np.random.default_rng(seed)
+    expected = np.exp(np.log(1.6 * k) + rng.normal(0, 0.9, n_rows)[:, None] + rng.normal(0, 0.9, n_columns)[None, :])
+    counts = rng.poisson(expected)
+    events: list[tuple[str, str, str]] = []
+    person = 0
+    for i in range(n_rows):
+        reused: list[str] = []
+        for j in range(n_columns):
+            for _ in range(int(counts[i, j])):
+                if overlap and reused and rng.random() < 0.2:
+                    who = reused[int(rng.integers(len(reused)))]
+                else:
+                    person += 1
+                    who = f"p{person}"
+                    reused.append(who)
+                events.append((who, f"r{i:02d}", f"c{j:02d}"))
+    return {"k": k, "hide_zeros": draw(st.booleans()), "events": events}
+
+
+@pytest.fixture(scope="module")
+def large_random_built(make_warehouse: Any, tmp_path_factory: pytest.TempPathFactory,
+                       ) -> Iterator[tuple[Warehouse, list[dict[str, Any]], Any]]:
+    examples = _draw_examples(_large_random_table(), LARGE_EXAMPLES)
+    wh, result = _build_random(make_warehouse, tmp_path_factory, "table_large", examples)
+    yield wh, examples, result
+
+
+def test_the_batched_search_discloses_nothing_on_larger_random_tables(
+        large_random_built: tuple[Warehouse, list[dict[str, Any]], Any]) -> None:
+    """The set-based search (bounded candidates, many picks a round) on tables whose lines are
+    longer than its bounds: every mark true, and the LP audit, independent of the SQL, finds no
+    exact disclosure. The screened audit (attack.audit) reports exactly what two LPs per hidden
+    cell report, with and without a protection width."""
+    wh, examples, result = large_random_built
+    assert len(examples) == LARGE_EXAMPLES
+    released = 0
+    for i, table in enumerate(examples):
+        model = f"table_large_model_{i}"
+        if result.status(f"{PROJECT}.{model}") != "success":
+            assert "(check table_search)" in result.output, result.output[-3000:]
+            continue
+        released += 1
+        people: dict[tuple[str | None, str | None], set[str]] = defaultdict(set)
+        for who, r, c in table["events"]:
+            people[(r, c)].add(who)
+        truth = _counts(people)
+        lo = 0 if table["hide_zeros"] else 1
+        for row in _rows(wh, model):
+            count = truth.get(_key(row), 0)
+            assert (row[5] == "primary") == (lo <= count < table["k"]), (i, row)
+            assert row[4] == (count if row[5] == "published" else None), (i, row)
+            if row[5] == "secondary":
+                assert count >= table["k"]
+        emitted = _emitted(wh, model, table["k"], table["hide_zeros"])
+        cells, found = attack_report.audit(emitted)
+        assert [f for f in found if f.reason == "exact"] == [], (i, table["k"])
+        full_cells, relations, knowledge = attack_report.table(emitted)
+        every = intervals(full_cells, relations, knowledge)
+        for width in (0.0, 3.0):
+            assert attack.audit(full_cells, relations, knowledge, width) == findings(every.values(), width), (i, width)
+        plan = _plan(wh, model)
+        secondaries = sum(1 for cell in cells.values() if cell.status is Status.SECONDARY)
+        assert plan["rounds"] <= 17 and plan["secondary"] == secondaries
+    assert released >= LARGE_EXAMPLES - 1, f"only {released} of {LARGE_EXAMPLES} larger random tables released"
+
+
+def test_the_screened_audit_finds_what_the_full_audit_finds() -> None:
+    """attack.audit (a few LPs per group, then two per cell left) against two LPs per hidden cell,
+    on the worked example, its weakened pattern and the bridge pattern: the same findings."""
+    truth = {("Mon", "Views"): 42, ("Mon", "Saves"): 8, ("Mon", "Follows"): 2, ("Tue", "Views"): 38,
+             ("Tue", "Saves"): 3, ("Tue", "Follows"): 5, ("Wed", "Views"): 51, ("Wed", "Saves"): 9,
+             ("Wed", "Follows"): 8, ("Thu", "Views"): 12, ("Thu", "Saves"): 2, ("Thu", "Follows"): 3,
+             ("Fri", "Views"): 29, ("Fri", "Saves"): 6, ("Fri", "Follows"): 5}
+    for day in DAYS:
+        truth[(day, "Total")] = sum(truth[(day, a)] for a in ACTIONS)
+    for action in [*ACTIONS, "Total"]:
+        truth[("Total", action)] = sum(truth[(d, action)] for d in DAYS)
+    patterns = [set(HIDDEN), set(HIDDEN) - {("Mon", "Saves")},
+                {("Mon", "Follows"), ("Tue", "Saves"), ("Thu", "Saves"), ("Thu", "Follows"), ("Tue", "Follows"),
+                 ("Mon", "Views"), ("Mon", "Total"), ("Wed", "Views"), ("Wed", "Total")}]
+    for hidden in patterns:
+        marks: dict[tuple[str, str], str | int] = {
+            key: (("<5" if value < 5 else "·") if key in hidden else value) for key, value in truth.items()}
+        cells, relations = grid(DAYS, ACTIONS, marks)
+        for width in (0.0, 2.5, 6.0):
+            assert attack.audit(cells, relations, Knowledge(k=5), width) == findings(
+                intervals(cells, relations, Knowledge(k=5)).values(), width), (hidden, width)
+
+
+def test_bench_table_runs_and_its_figures_are_real(tmp_path: Path) -> None:
+    """`python -m kanon_tools bench-table` on a tiny table (DuckDB): one markdown row whose
+    figures are numbers, and 0 exact disclosures."""
+    out = tmp_path / "bench_table.md"
+    run = subprocess.run([sys.executable, "-m", "kanon_tools", "bench-table", "--rows", "30", "--columns", "8",
+                          "--workdir", str(tmp_path / "work"), "--out", str(out)],
+                         cwd=ROOT, capture_output=True, text=True, timeout=600, check=False)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-3000:]
+    rows = [line for line in out.read_text().splitlines() if line.startswith("| duckdb |")]
+    assert len(rows) == 1 and rows[0] in run.stdout
+    fields = [field.strip().replace(",", "") for field in rows[0].strip("|").split("|")]
+    assert fields[1] == "30 x 8"
+    events, k, cells, primaries, secondaries, rounds = (int(v) for v in fields[2:8])
+    search, release, floor, read, audit = (float(v) for v in fields[8:13])
+    hidden, exact = int(fields[13]), int(fields[14])
+    assert k == 5 and cells == 31 * 9 and events > 0 and primaries > 0 and rounds >= 0
+    assert hidden == primaries + secondaries and exact == 0
+    assert 0 < search <= release and floor > 0 and read > 0 and audit >= 0

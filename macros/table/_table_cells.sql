@@ -19,8 +19,10 @@
     _k_status    'primary' (0 < count < k, or 0 with hide_zeros), 'secondary' (one of the
                  given cells hidden so that no primary can be worked out) or 'published'
 
-  secondaries: SQL rows '(<row level>, <row key>, <column level>, <column key>)' of the cells
-  hidden as secondaries (from _table_search); none or empty for none.
+  secondaries: the cells hidden as secondaries, as the name of a relation with _k_rl, _k_r, _k_cl
+  and _k_c (_table_search's temporary table, read in the same session), or as SQL rows
+  '(<row level>, <row key>, <column level>, <column key>)' (the integration tests' hand-made
+  patterns); none or empty for none.
 -#}
 {% macro _table_cells_ctes(plan, secondaries=none) %}
   {%- set q = kanon._quote -%}
@@ -93,7 +95,9 @@ _k_column_sums as (
 ),
 
 _k_secondary as (
-  {%- if secondaries %}
+  {%- if secondaries is string %}
+  select _k_s._k_rl, _k_s._k_r, _k_s._k_cl, _k_s._k_c from {{ secondaries }} as _k_s
+  {%- elif secondaries %}
   select _k_s._k_rl, _k_s._k_r, _k_s._k_cl, _k_s._k_c from (values
     {%- for row in secondaries %}
     {{ row }}{% if not loop.last %},{% endif %}
@@ -176,11 +180,6 @@ _k_lb_column_totals as (
   left join _k_lb_column_totals on _k_lb_column_totals._k_cl = _k_s._k_cl and _k_lb_column_totals._k_c = _k_s._k_c
 )
 {%- endmacro %}
-
-{#- A cell key as SQL: the null key's expression for a NULL label, else the text as a literal. -#}
-{% macro _table_key_sql(key, is_null) %}
-  {{ return(kanon._null_key() if is_null else "cast(" ~ kanon._sql_text(key) ~ " as " ~ dbt.type_string() ~ ")") }}
-{% endmacro %}
 
 {#- `_k_lb_<lines>` (each line's sum and largest part) and `_k_lb_<lines>_next` (its largest part
     but one: the largest again when two parts share it, else the next, 0 alone), each followed by

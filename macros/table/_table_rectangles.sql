@@ -14,7 +14,8 @@
   lower bound. A hidden cell on a protecting rectangle of hidden cells is not exactly
   disclosed: its values x and x +/- 1 both fit everything published (all counts are whole
   numbers). These predicates are shared by the search (_table_search) and the gate
-  (no_exact_disclosure); the LP audit in Python (kanon_tools.attack) checks the result apart.
+  (no_exact_disclosure), through _table_protected_sql and _table_open_cells_sql; the LP audit
+  in Python (kanon_tools.attack) checks the result apart.
 
   Where a line is not additive (one person in several of its cells), its total bounds its parts
   from above and its largest part bounds the total from below: a corner pressed against such a
@@ -23,7 +24,8 @@
   the only inequalities a move can break.
 
   The cells' relation (`cells`) has the columns of _k_table: _k_rl, _k_r, _k_cl, _k_c, _k_n,
-  _k_sign, _k_status and the bounds of _table_with_bounds.
+  _k_sign, _k_status and the bounds of _table_with_bounds, and _k_ri, _k_ci (the row and column
+  as whole numbers).
 -#}
 
 {#- Whether cell `x` (an alias) can move up: a primary below k - 1, or any other; and, in a line
@@ -67,33 +69,77 @@
   ({{ ways | join(' or ') }})
 {%- endmacro %}
 
-{#- The rectangle's other corners: `_k_a` in p's row (this condition), `_k_b` in p's column and
-    `_k_d` opposite p (the joins of _table_rectangle_joins). -#}
-{% macro _table_rectangle_where(p) -%}
-  _k_a._k_rl = {{ p }}._k_rl and _k_a._k_r = {{ p }}._k_r
-  and not (_k_a._k_cl = {{ p }}._k_cl and _k_a._k_c = {{ p }}._k_c)
-{%- endmacro %}
+{#- A select of the cells (_k_ri, _k_ci) of `targets` (hidden cells, with the columns of `cells`)
+    that lie on a protecting rectangle of the hidden cells of `cells`: set-based, one query for
+    all of them. `cells` has the columns of _k_table plus _k_ri and _k_ci, each cell's row and
+    column as whole numbers in the search's order (dense ranks: level, then label by its bytes).
 
-{% macro _table_rectangle_joins(cells, p) -%}
-  inner join {{ cells }} as _k_b
-    on
-      _k_b._k_cl = {{ p }}._k_cl and _k_b._k_c = {{ p }}._k_c
-      and not (_k_b._k_rl = {{ p }}._k_rl and _k_b._k_r = {{ p }}._k_r)
-  inner join {{ cells }} as _k_d
-    on
-      _k_d._k_rl = _k_b._k_rl and _k_d._k_r = _k_b._k_r
-      and _k_d._k_cl = _k_a._k_cl and _k_d._k_c = _k_a._k_c
-{%- endmacro %}
-
-{#- Whether the hidden cell `p` lies on a protecting rectangle of hidden cells. -#}
-{% macro _table_protected(cells, p, k, lo) -%}
-  exists (
-    select 1
-    from {{ cells }} as _k_a
-    {{ kanon._table_rectangle_joins(cells, p) }}
-    where
-      {{ kanon._table_rectangle_where(p) }}
-      and _k_a._k_status <> 'published' and _k_b._k_status <> 'published' and _k_d._k_status <> 'published'
-      and {{ kanon._table_rectangle_moves(p, '_k_a', '_k_b', '_k_d', k, lo) }}
+    With `limit`, only rectangles whose corner in p's row is among the first `limit` hidden cells
+    of that row, and whose corner in p's column among the first `limit` hidden cells of that
+    column (by column, row order), are tried: each target is joined with at most limit^2 pairs
+    instead of (hidden cells of its row) x (hidden cells of its column), thousands in a table with
+    hundreds of hidden cells per column. Pruning only limits which rectangles are tried: a
+    rectangle found is a real one (sound); a cell for which none is found is tried again without
+    the limit (_table_open_cells_sql), and only a cell on no rectangle at all is open. -#}
+{% macro _table_protected_sql(cells, targets, k, lo, limit=none) -%}
+  with _k_h as (
+    select
+      _k_x.*,
+      row_number() over (partition by _k_x._k_ri order by _k_x._k_ci) as _k_hr,
+      row_number() over (partition by _k_x._k_ci order by _k_x._k_ri) as _k_hc
+    from {{ cells }} as _k_x
+    where _k_x._k_status <> 'published'
   )
+
+  select distinct
+    _k_p._k_ri,
+    _k_p._k_ci
+  {{ kanon._table_rectangle_join(targets, '_k_h', '_k_h', '_k_h', '_k_hr', '_k_hc', limit, k, lo) }}
+{%- endmacro %}
+
+{#- `from <targets> as _k_p join ... where ...`: every rectangle of a target cell p (_k_ri, _k_ci)
+    with a (p's row, from `row_mates`), b (p's column, from `column_mates`) and d (opposite p,
+    from `opposites`) that can move; with a `limit`, a and b only among the first `limit` of
+    their line by `row_rank` and `column_rank`. Shared by the protection check and the search's
+    picks. -#}
+{% macro _table_rectangle_join(targets, row_mates, column_mates, opposites, row_rank, column_rank, limit, k, lo) -%}
+  from {{ targets }} as _k_p
+  inner join {{ row_mates }} as _k_a
+    on
+      _k_a._k_ri = _k_p._k_ri and _k_a._k_ci <> _k_p._k_ci
+      {%- if limit is not none %} and _k_a.{{ row_rank }} <= {{ limit }}{% endif %}
+  inner join {{ column_mates }} as _k_b
+    on
+      _k_b._k_ci = _k_p._k_ci and _k_b._k_ri <> _k_p._k_ri
+      {%- if limit is not none %} and _k_b.{{ column_rank }} <= {{ limit }}{% endif %}
+  inner join {{ opposites }} as _k_d
+    on _k_d._k_ri = _k_b._k_ri and _k_d._k_ci = _k_a._k_ci
+  where {{ kanon._table_rectangle_moves('_k_p', '_k_a', '_k_b', '_k_d', k, lo) }}
+{%- endmacro %}
+
+{#- A select of the hidden cells (_k_ri, _k_ci) of `cells` meeting `target` (a condition on
+    `_k_p`) that lie on no protecting rectangle of hidden cells: first the rectangles within
+    `limit` (_table_protected_sql), then, for the cells that found none there, all of them. The
+    targets left after each step are a relation of their own, so that the rectangles of a step
+    are only ever joined to its targets; the anti-joins are NOT EXISTS on equal keys (hash
+    anti-joins on both warehouses), not NOT IN on a pair, which a warehouse may answer by
+    comparing every pair with every pair. `cells` may be a CTE of the caller's query. -#}
+{% macro _table_open_cells_sql(cells, target, k, lo, limit) -%}
+  with _k_targets as (
+    select _k_p.* from {{ cells }} as _k_p
+    where _k_p._k_status <> 'published' and ({{ target }})
+  ),
+
+  _k_within as ({{ kanon._table_protected_sql(cells, '_k_targets', k, lo, limit) }}),
+
+  _k_left as (
+    select _k_t.* from _k_targets as _k_t
+    where not exists (select 1 from _k_within as _k_w where _k_w._k_ri = _k_t._k_ri and _k_w._k_ci = _k_t._k_ci)
+  ),
+
+  _k_beyond as ({{ kanon._table_protected_sql(cells, '_k_left', k, lo) }})
+
+  select _k_l._k_ri, _k_l._k_ci
+  from _k_left as _k_l
+  where not exists (select 1 from _k_beyond as _k_v where _k_v._k_ri = _k_l._k_ri and _k_v._k_ci = _k_l._k_ci)
 {%- endmacro %}

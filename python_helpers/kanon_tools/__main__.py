@@ -7,7 +7,7 @@ import importlib
 import sys
 
 # Each module exposes `register(subparsers)`, which adds its sub-command(s) and sets `func`.
-COMMAND_MODULES = ["generate", "demo", "audit", "bench", "bench_records", "receipt", "attack_report"]
+COMMAND_MODULES = ["generate", "demo", "audit", "bench", "bench_records", "bench_table", "receipt", "attack_report"]
 
 
 def build_parser() -> argparse.ArgumentParser:

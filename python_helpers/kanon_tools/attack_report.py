@@ -31,9 +31,8 @@ from kanon_tools.attack import (
     Knowledge,
     Relation,
     Status,
-    findings,
-    intervals,
 )
+from kanon_tools.attack import audit as lp_audit
 from kanon_tools.audit import _operation, add_dbt_options
 from kanon_tools.cli_types import finite_number
 
@@ -89,7 +88,7 @@ def describe(key: Key) -> str:
 
 def audit(emitted: Mapping[str, Any], protection: float = 0.0) -> tuple[dict[Key, Cell], list[Finding]]:
     cells, relations, knowledge = table(emitted)
-    return cells, findings(intervals(cells, relations, knowledge).values(), min_width=protection)
+    return cells, lp_audit(cells, relations, knowledge, min_width=protection)
 
 
 def report(cells: Mapping[Key, Cell], found: Sequence[Finding], relation: str, protection: float) -> list[str]:

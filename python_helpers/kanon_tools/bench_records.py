@@ -169,16 +169,22 @@ def _time(runner: DbtRunner, model: str, variables: dict[str, Any], repeats: int
     return times, peak
 
 
+def fresh_postgres_schema(kind: str, schema: str) -> None:
+    """On Postgres, an empty `schema` for a benchmark's data, and no audit trail beside it."""
+    if kind != "postgres":
+        return
+    conn = connect(kind, None)
+    conn.cursor().execute(f"drop schema if exists {schema} cascade; "
+                          f"drop schema if exists {schema}_kanon_audit cascade; create schema {schema}")
+    conn.commit()
+    conn.close()
+
+
 def run_case(kind: str, what: str, size: int, repeats: int, workdir: Path) -> Row:
     schema = "main" if kind == "duckdb" else f"kanon_bench_records_{what}"
     duckdb_path = workdir / f"records_{what}_{label(size)}.duckdb" if kind == "duckdb" else None
     relation = f"{schema}.{what}"
-    if kind == "postgres":
-        conn = connect(kind, None)
-        conn.cursor().execute(f"drop schema if exists {schema} cascade; "
-                              f"drop schema if exists {schema}_kanon_audit cascade; create schema {schema}")
-        conn.commit()
-        conn.close()
+    fresh_postgres_schema(kind, schema)
     adult = write_adult(kind, duckdb_path, relation) if what == "adult" else None
     if adult is None:
         write_records(kind, size, duckdb_path, relation)
