@@ -67,12 +67,14 @@ lint: $(STAMP)
 	$(BIN)/ruff check python_helpers tests
 	$(BIN)/mypy
 
-## bench: release cost against the bare aggregate, and what a record release costs (see BENCHMARKS.md)
+## bench: release cost against the bare aggregate, and what record and table releases cost (see BENCHMARKS.md)
 bench: $(STAMP)
 	mkdir -p target
 	$(BIN)/python -m kanon_tools bench $(BENCH_ARGS)
 	$(BIN)/python -m kanon_tools bench-records $(BENCH_RECORDS_ARGS) --out target/bench_records.md
 	cat target/bench_records.md >> BENCHMARKS.md
+	$(BIN)/python -m kanon_tools bench-table $(BENCH_TABLE_ARGS) --out target/bench_table.md
+	cat target/bench_table.md >> BENCHMARKS.md
 
 ## lock: re-resolve requirements.in into the pinned requirements.txt
 lock:
