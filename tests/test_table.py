@@ -295,16 +295,16 @@ def _random_table(draw: st.DrawFn) -> dict[str, Any]:
     return {"k": k, "hide_zeros": draw(st.booleans()), "events": events}
 
 
-def _draw_examples(strategy: Any, count: int) -> list[dict[str, Any]]:
-    """`count` tables with events drawn by hypothesis (derandomized, so the same every run), to be
-    built together in one dbt invocation rather than one per example."""
+def _draw_examples() -> list[dict[str, Any]]:
+    """Twenty tables drawn by hypothesis (derandomized, so the same every run), built together in
+    one dbt invocation rather than one per example."""
     drawn: list[dict[str, Any]] = []
 
-    @settings(max_examples=2 * count, derandomize=True, database=None, deadline=None,
+    @settings(max_examples=2 * RANDOM_EXAMPLES, derandomize=True, database=None, deadline=None,
               suppress_health_check=list(HealthCheck))
-    @given(strategy)
+    @given(_random_table())
     def collect(table: dict[str, Any]) -> None:
-        if table["events"] and len(drawn) < count:
+        if table["events"] and len(drawn) < RANDOM_EXAMPLES:
             drawn.append(table)
 
     collect()
@@ -339,7 +339,7 @@ def _build_random(make_warehouse: Any, tmp_path_factory: pytest.TempPathFactory,
 @pytest.fixture(scope="module")
 def random_built(make_warehouse: Any, tmp_path_factory: pytest.TempPathFactory,
                  ) -> Iterator[tuple[Warehouse, list[dict[str, Any]], Any]]:
-    examples = _draw_examples(_random_table(), RANDOM_EXAMPLES)
+    examples = _draw_examples()
     wh, result = _build_random(make_warehouse, tmp_path_factory, "table_random", examples)
     yield wh, examples, result
 
@@ -408,10 +408,24 @@ def _large_random_table(draw: st.DrawFn) -> dict[str, Any]:
     return {"k": k, "hide_zeros": draw(st.booleans()), "events": events}
 
 
+def _draw_large_examples() -> list[dict[str, Any]]:
+    drawn: list[dict[str, Any]] = []
+
+    @settings(max_examples=2 * LARGE_EXAMPLES, derandomize=True, database=None, deadline=None,
+              suppress_health_check=list(HealthCheck))
+    @given(_large_random_table())
+    def collect(table: dict[str, Any]) -> None:
+        if table["events"] and len(drawn) < LARGE_EXAMPLES:
+            drawn.append(table)
+
+    collect()
+    return drawn
+
+
 @pytest.fixture(scope="module")
 def large_random_built(make_warehouse: Any, tmp_path_factory: pytest.TempPathFactory,
                        ) -> Iterator[tuple[Warehouse, list[dict[str, Any]], Any]]:
-    examples = _draw_examples(_large_random_table(), LARGE_EXAMPLES)
+    examples = _draw_large_examples()
     wh, result = _build_random(make_warehouse, tmp_path_factory, "table_large", examples)
     yield wh, examples, result
 
