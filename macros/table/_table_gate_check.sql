@@ -48,14 +48,12 @@
     {#- set-based, as the search's own check: the hidden cells numbered by row and column, then
         those on no protecting rectangle (the first hidden cells of each line tried first, all of
         them for the cells left), counted -#}
-    {%- set order = kanon._text_order -%}
     {%- set sql -%}
       with {{ staged }},
       _k_numbered as (
         select
           _k_staged.*,
-          dense_rank() over (order by _k_staged._k_rl, {{ order('_k_staged._k_r') }}) as _k_ri,
-          dense_rank() over (order by _k_staged._k_cl, {{ order('_k_staged._k_c') }}) as _k_ci
+          {{ kanon._table_line_numbers('_k_staged') }}
         from _k_staged
       )
       select count(*) from ({{ kanon._table_open_cells_sql('_k_numbered', 'true', k, lo, kanon._table_pick_limit()) }}) as _k_open
@@ -67,29 +65,24 @@
   {#- table_recount -#}
   {%- set string = dbt.type_string() -%}
   {%- set sql -%}
+    {#- each line's sum and largest part: _k_lb_rows and _k_lb_columns of _table_with_bounds, in staged -#}
     with {{ staged }},
-    _k_row_parts as (
-      select _k_rl, _k_r, sum(_k_n) as _k_sum, max(_k_n) as _k_max from _k_staged where _k_cl = 0 group by _k_rl, _k_r
-    ),
-    _k_column_parts as (
-      select _k_cl, _k_c, sum(_k_n) as _k_sum, max(_k_n) as _k_max from _k_staged where _k_rl = 0 group by _k_cl, _k_c
-    ),
     _k_judged as (
       select
         _k_staged.*,
         case
           when _k_staged._k_rl = 0 and _k_staged._k_cl = 0 then null
-          when _k_staged._k_rl = 0 then _k_row_parts._k_sum = _k_staged._k_n
-          when _k_staged._k_cl = 0 then _k_column_parts._k_sum = _k_staged._k_n
-          else _k_row_parts._k_sum = _k_staged._k_n and _k_column_parts._k_sum = _k_staged._k_n
+          when _k_staged._k_rl = 0 then _k_lb_rows._k_sum = _k_staged._k_n
+          when _k_staged._k_cl = 0 then _k_lb_columns._k_sum = _k_staged._k_n
+          else _k_lb_rows._k_sum = _k_staged._k_n and _k_lb_columns._k_sum = _k_staged._k_n
         end as _k_sums,
-        (_k_row_parts._k_rl is null or _k_staged._k_n between _k_row_parts._k_max and _k_row_parts._k_sum)
-        and (_k_column_parts._k_cl is null or _k_staged._k_n between _k_column_parts._k_max and _k_column_parts._k_sum) as _k_bounded
+        (_k_lb_rows._k_rl is null or _k_staged._k_n between _k_lb_rows._k_max and _k_lb_rows._k_sum)
+        and (_k_lb_columns._k_cl is null or _k_staged._k_n between _k_lb_columns._k_max and _k_lb_columns._k_sum) as _k_bounded
       from _k_staged
-      left join _k_row_parts
-        on _k_staged._k_cl = 1 and _k_row_parts._k_rl = _k_staged._k_rl and _k_row_parts._k_r = _k_staged._k_r
-      left join _k_column_parts
-        on _k_staged._k_rl = 1 and _k_column_parts._k_cl = _k_staged._k_cl and _k_column_parts._k_c = _k_staged._k_c
+      left join _k_lb_rows
+        on _k_staged._k_cl = 1 and _k_lb_rows._k_rl = _k_staged._k_rl and _k_lb_rows._k_r = _k_staged._k_r
+      left join _k_lb_columns
+        on _k_staged._k_rl = 1 and _k_lb_columns._k_cl = _k_staged._k_cl and _k_lb_columns._k_c = _k_staged._k_c
     )
     select
       (select count(*) from (select _k_rl from _k_staged group by _k_rl, _k_r, _k_cl, _k_c having count(*) > 1) as _k_twice)

@@ -53,7 +53,6 @@
   {%- set secondaries = '_kanon_ts_' ~ suffix -%}
   {%- set k = plan.k -%}
   {%- set lo = 0 if plan.hide_zeros else 1 -%}
-  {%- set order = kanon._text_order -%}
   {%- set limit = kanon._table_pick_limit() -%}
   {%- for name in [t, picks, hidden_now, open_cells, secondaries] -%}
     {%- do run_query('drop table if exists ' ~ name) -%}
@@ -62,8 +61,7 @@
     with {{ kanon._table_cells_ctes(plan) }}
     select
       _k_table.*,
-      cast(dense_rank() over (order by _k_table._k_rl, {{ order('_k_table._k_r') }}) as {{ dbt.type_int() }}) as _k_ri,
-      cast(dense_rank() over (order by _k_table._k_cl, {{ order('_k_table._k_c') }}) as {{ dbt.type_int() }}) as _k_ci,
+      {{ kanon._table_line_numbers('_k_table') }},
       case when _k_table._k_status = 'published' then 0 else 1 end as _k_open
     from _k_table
   {%- endset -%}
@@ -253,4 +251,12 @@
   select distinct _k_new._k_ri, _k_new._k_ci
   from _k_new
   where not exists (select 1 from _k_waiting where _k_waiting._k_order = _k_new._k_order)
+{%- endmacro %}
+
+{#- `_k_ri, _k_ci`: the rows and columns of the cells of `relation` as whole numbers, in the
+    search's order (level first: categories before totals; then labels by their bytes, NULL
+    first). The search and the gate's no_exact_disclosure number cells the same way. -#}
+{% macro _table_line_numbers(relation) -%}
+  cast(dense_rank() over (order by {{ relation }}._k_rl, {{ kanon._text_order(relation ~ '._k_r') }}) as {{ dbt.type_int() }}) as _k_ri,
+  cast(dense_rank() over (order by {{ relation }}._k_cl, {{ kanon._text_order(relation ~ '._k_c') }}) as {{ dbt.type_int() }}) as _k_ci
 {%- endmacro %}
