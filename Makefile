@@ -58,6 +58,8 @@ lint: $(STAMP)
 	  --duckdb $(BENCH_LINT)/bench.duckdb --table events_thinner
 	$(BIN)/python -m kanon_tools bench-records --generate-only 2000 --duckdb $(BENCH_LINT)/bench.duckdb
 	$(BIN)/python -m kanon_tools bench-table --generate-only --rows 40 --columns 10 --duckdb $(BENCH_LINT)/bench.duckdb
+	$(BIN)/python -m kanon_tools bench-table --generate-only --shape 3d --rows 40 --columns 10 \
+	  --duckdb $(BENCH_LINT)/bench.duckdb
 	$(BIN)/python -c 'import sys, pathlib, kanon_tools.bench as b; b.write_project(pathlib.Path(sys.argv[1]))' \
 	  $(BENCH_LINT)/project
 	cd $(BENCH_LINT)/project && $(BENCH_LINT_ENV) $(CURDIR)/$(BIN)/dbt deps --quiet \

@@ -216,3 +216,16 @@ def copy_project(src: Path, dest: Path) -> Path:
     """A writable copy of a dbt project, for tests that change files between runs."""
     shutil.copytree(src, dest, ignore=shutil.ignore_patterns("target", "logs", "dbt_packages"))
     return dest
+
+
+def assert_bad_inputs_refused(project: DbtProject, wh: Warehouse, folder: str, prefix: str,
+                              expected: dict[str, str], project_name: str = "model.kanon_integration_tests") -> None:
+    """Runs the fixtures of `folder` (models enabled by the var kanon_bad_inputs): each must fail to
+    compile with its expected message, and none may leave a table behind."""
+    result = project.run("run", "--select", f"path:{folder}", "--vars", "{kanon_bad_inputs: true}", expect_ok=False)
+    for model, message in expected.items():
+        node = result.results[f"{project_name}.{model}"]
+        assert node["status"] == "error", model
+        assert message in node["message"], (model, node["message"])
+    assert wh.query(f"select count(*) from information_schema.tables where table_name like '{prefix}%' "
+                    f"and table_schema = '{wh.schema}'") == [(0,)]

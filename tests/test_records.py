@@ -18,7 +18,7 @@ from typing import Any
 
 import pandas as pd
 import pytest
-from conftest import INTEGRATION, ROOT, DbtProject, Warehouse, copy_project
+from conftest import INTEGRATION, ROOT, DbtProject, Warehouse, assert_bad_inputs_refused, copy_project
 from kanon_tools import records_reference as ref
 from kanon_tools.pseudonym_env import pseudonym, pseudonym_env
 from pycanon import anonymity
@@ -258,15 +258,7 @@ BAD_INPUTS = {
 
 
 def test_bad_record_release_inputs_fail_clearly_and_publish_nothing(built: tuple[DbtProject, Warehouse]) -> None:
-    project, wh = built
-    result = project.run("run", "--select", "path:models/records/bad_inputs", "--vars", "{kanon_bad_inputs: true}",
-                         expect_ok=False)
-    for model, message in BAD_INPUTS.items():
-        node = result.results[f"{PROJECT}.{model}"]
-        assert node["status"] == "error", model
-        assert message in node["message"], (model, node["message"])
-    assert wh.query("select count(*) from information_schema.tables where table_name like 'bad_records%' "
-                    f"and table_schema = '{wh.schema}'") == [(0,)]
+    assert_bad_inputs_refused(*built, "models/records/bad_inputs", "bad_records", BAD_INPUTS)
 
 
 def test_the_plan_operation_profiles_the_risk_and_writes_nothing(built: tuple[DbtProject, Warehouse]) -> None:

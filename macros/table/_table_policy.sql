@@ -1,24 +1,32 @@
 {#-
   A table release's policy and its plan, as recorded with the release:
     fingerprint  md5 of everything that changes what is published: k, the relation, the privacy
-                 unit (or counting rows), the two dimensions, the count column, hide_zeros, the
-                 total label and null_unit;
-    plan         the JSON kept in kanon_audit_releases.release_plan: the policy, the published
-                 columns (which the gate reads back), and what the search did: cells, primary,
-                 secondary and published cells, totals that are not the sum of their cells, the
-                 rounds and seconds of the search, the refusal. Counts of cells only, never a
-                 cell's count.
+                 unit (or counting rows), the dimensions in order with the content of each
+                 hierarchy, the count column, hide_zeros, the total label, null_unit and the
+                 protection width (with the step every protecting cube moves by);
+    plan         the JSON kept in kanon_audit_releases.release_plan: the policy, the dimensions
+                 (name, column, top level, hierarchy: what the materialization snapshots and
+                 what the gate reads back), and what the search did: cells, primary, secondary
+                 and published cells, cells that are not the sum of their parts, the rounds and
+                 seconds of the search, the refusal. Counts of cells only, never a cell's count.
 -#}
 {% macro _table_policy(plan, search) %}
+  {%- set dimensions = [] -%}
+  {%- set hashes = [] -%}
+  {%- for d in plan.dims -%}
+    {%- set hash = kanon._hierarchy_content_hash(d.hierarchy, d.level_columns) if d.hierarchy is not none else none -%}
+    {%- do hashes.append(hash) -%}
+    {%- do dimensions.append({'name': d.name, 'column': d.column, 'top': d.top, 'depth': d.top if d.hierarchy is not none else 0,
+        'hierarchy': hash, 'relation': (d.hierarchy | string) if d.hierarchy is not none else none, 'level_columns': d.level_columns}) -%}
+  {%- endfor -%}
   {%- set policy = {
       'kind': 'table', 'k': plan.k, 'relation': plan.relation | string, 'privacy_unit': plan.privacy_unit,
-      'count_rows': plan.count_rows, 'row': plan.row.column, 'column': plan.column.column,
+      'count_rows': plan.count_rows, 'dimension_columns': plan.dims | map(attribute='column') | list, 'hierarchies': hashes,
       'count_column': plan.count_column, 'hide_zeros': plan.hide_zeros, 'total_label': plan.total_label,
-      'null_unit': plan.null_unit} -%}
+      'null_unit': plan.null_unit, 'protection': plan.protection, 'step': plan.step} -%}
   {%- set recorded = dict(policy) -%}
-  {#- the materialization snapshots the hierarchies of a plan's dimensions: a table has none -#}
   {%- do recorded.update({
-      'dimensions': [{'name': plan.row.column, 'hierarchy': none}, {'name': plan.column.column, 'hierarchy': none}],
+      'dimensions': dimensions,
       'cells': search.cells, 'primary': search.primary, 'secondary': search.secondary, 'published': search.published,
       'non_additive_totals': search.non_additive, 'rounds': search.rounds, 'search_seconds': search.seconds,
       'refused': search.refused}) -%}

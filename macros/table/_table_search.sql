@@ -3,38 +3,32 @@
   the record search is, ADR 8): the warehouse does the work on temporary tables (private to the
   session); the macro only steers, a few set-based queries a round whatever the table's size.
 
-  A hidden cell is exactly determined by the published totals when it lies on no cycle of hidden
-  cells (rows and columns as the two sides of a bipartite graph, hidden cells its edges), and by
-  its mark's bounds when every cycle through it is pinned against one. The search makes every
-  hidden cell lie on a rectangle of hidden cells that can move (_table_rectangles), the
-  hypercube method of tau-ARGUS and sdcTable in two dimensions:
+  A hidden cell is exactly determined by the published totals when no change of the hidden
+  cells that keeps every total moves it. The search makes every hidden cell lie on a cube of
+  hidden cells that can move (_table_cubes: one move per dimension along its hierarchy; in two
+  flat dimensions a rectangle), the hypercube method of tau-ARGUS and sdcTable:
 
     1. the primaries are hidden: 0 < count < k (and zeros with hide_zeros), totals included.
-       Every cell gets its row and column as whole numbers in the search's order (_k_ri, _k_ci:
-       level first, categories before totals; then labels by their bytes, NULL first);
-    2. the open cells: hidden cells on no protecting rectangle (_table_open_cells_sql; a cell
-       once protected stays so, since hiding more never unprotects, so only the open ones are
-       checked again);
-    3. every open cell picks, in one query, its cheapest protecting rectangle: its other corners
-       hidden already or published with a count of at least k, costing the sum of the counts it
-       newly hides; ties go to the rectangle whose other row, then other column, comes first.
-       Candidates are bounded (`_table_pick_limit` per line, see _table_picks_sql); a cell that
-       finds none among them is tried again with every cell of its row and column; one that
-       finds none at all refuses the release (check table_search);
-    4. the picks are applied in the order of their open cells (count, then row, then column).
-       A pick waits for the next round when an earlier pick newly hides a cell in its open
-       cell's row or column, or one of the cells it would newly hide: that earlier pick may
-       protect it, or make another rectangle cheaper, as hiding one cell at a time would. The
-       first pick never waits, so every round protects at least one cell. After
-       `_table_conflict_rounds` rounds every pick is applied at once (which protects every
-       open cell that has one), so a search takes at most that many rounds plus one;
+       Every cell gets its node in each dimension as a whole number (_table_numbered_ctes);
+    2. the open cells: hidden cells on no protecting cube (_table_open_cells_sql; a cell once
+       protected stays so, since hiding more never unprotects, so only open ones are checked
+       again);
+    3. every open cell picks, in one query, its cheapest protecting cube: its cells hidden
+       already or published with a count of at least k, costing the sum of the counts it newly
+       hides; ties go to the moves with the smallest leaves, dimension by dimension. Candidates
+       are bounded (_table_pick_limit leaves per line, _table_move_limit moves per dimension);
+       a cell that finds none among them is tried again without bounds; one that finds none at
+       all refuses the release (check table_search);
+    4. the picks are applied in the order of their open cells (count, then nodes). A pick
+       waits for the next round when an earlier pick newly hides a cell on one of its open
+       cell's lines or one of the cells it would newly hide: that earlier pick may protect it,
+       or make another cube cheaper, as hiding one cell at a time would. The first pick never
+       waits, so every round protects at least one cell. After `_table_conflict_rounds` rounds
+       every pick is applied at once, so a search takes at most that many rounds plus one;
     5. again from 2 until no hidden cell is open.
 
-  The result is the cheapest-first greedy of one cell at a time in most tables (it differs only
-  where an earlier pick would have changed a later one through a cell outside that one's lines,
-  or past the conflict rounds); it is sound, not minimal (an LP/MIP could hide less). Non-additive
-  totals are treated as additive here: the pattern is one that would also protect an additive
-  table, and kanon_tools.attack audits it against the inequalities that do hold.
+  It is sound, not minimal (an LP/MIP could hide less). Non-additive lines bound the moves
+  (_table_cubes); kanon_tools.attack audits the result against the inequalities that hold.
 
   The secondaries stay in a temporary table (`secondaries` in the result, its name) that the long
   form joins: the model's SQL runs in the same session right after it compiles (dbt compiles and
@@ -47,59 +41,82 @@
   {%- set started = modules.datetime.datetime.now() -%}
   {%- set suffix = local_md5(model.unique_id ~ invocation_id)[:10] -%}
   {%- set t = '_kanon_tt_' ~ suffix -%}
+  {%- set cells = '_kanon_tc_' ~ suffix -%}
+  {%- set anc = '_kanon_ta_' ~ suffix ~ '_' -%}
   {%- set picks = '_kanon_tp_' ~ suffix -%}
   {%- set hidden_now = '_kanon_tn_' ~ suffix -%}
   {%- set open_cells = '_kanon_to_' ~ suffix -%}
   {%- set secondaries = '_kanon_ts_' ~ suffix -%}
+  {%- set n = plan.dims | length -%}
+  {%- set tops = plan.dims | map(attribute='top') | list -%}
   {%- set k = plan.k -%}
   {%- set lo = 0 if plan.hide_zeros else 1 -%}
   {%- set limit = kanon._table_pick_limit() -%}
-  {%- for name in [t, picks, hidden_now, open_cells, secondaries] -%}
+  {%- set moves = kanon._table_move_limit(n) -%}
+  {%- set nodes = [] -%}
+  {%- for i in range(n) -%}{%- do nodes.append('_k_d' ~ i) -%}{%- endfor -%}
+  {%- set nodes = nodes | join(', ') -%}
+  {%- set scratch = [t, cells, picks, hidden_now, open_cells] -%}
+  {%- for i in range(n) -%}{%- do scratch.append(anc ~ i) -%}{%- endfor -%}
+  {%- for name in scratch + [secondaries] -%}
     {%- do run_query('drop table if exists ' ~ name) -%}
   {%- endfor -%}
-  {%- set cells_sql -%}
-    with {{ kanon._table_cells_ctes(plan) }}
-    select
-      _k_table.*,
-      {{ kanon._table_line_numbers('_k_table') }},
-      case when _k_table._k_status = 'published' then 0 else 1 end as _k_open
-    from _k_table
-  {%- endset -%}
-  {%- do run_query('create temporary table ' ~ t ~ ' as ' ~ cells_sql) -%}
 
-  {%- set ns = namespace(done=false, refused=none, rounds=0) -%}
+  {#- the release's planner settings (Postgres: no nested loops over misestimated CTEs), for the
+      compile's transaction, and statistics of every temporary table once it is filled -#}
+  {%- set settings = kanon.release_planner_settings(local=true) -%}
+  {%- if settings -%}{%- do run_query(settings) -%}{%- endif -%}
+  {%- set ns = namespace(done=false, refused=kanon._table_search_refusal(plan), rounds=0, built=false) -%}
+  {%- if ns.refused is none -%}
+    {%- set ns.built = true -%}
+    {%- do run_query('create temporary table ' ~ cells ~ ' as with ' ~ kanon._table_cells_ctes(plan) ~ ' select * from _k_table') -%}
+    {%- set numbered = kanon._table_numbered_ctes(cells, tops, '_k_numbered', '_k_anc') -%}
+    {%- do run_query('create temporary table ' ~ t ~ ' as with ' ~ numbered ~ " select _k_numbered.*, case when _k_status = 'published' then 0 else 1 end as _k_open from _k_numbered") -%}
+    {%- for i in range(n) -%}
+      {%- do run_query('create temporary table ' ~ anc ~ i ~ ' as with ' ~ numbered ~ ' select * from _k_anc' ~ i) -%}
+    {%- endfor -%}
+    {%- for name in [t] + scratch[5:] -%}{%- do kanon._table_analyze(name) -%}{%- endfor -%}
+  {%- else -%}
+    {%- set ns.done = true -%}
+  {%- endif -%}
+
   {%- for _ in range(kanon._table_conflict_rounds() + 2) if not ns.done -%}
     {#- 2. the open cells that are still open (in a table of their own, then flagged: semi-joins) -#}
     {%- do run_query('drop table if exists ' ~ open_cells) -%}
-    {%- do run_query('create temporary table ' ~ open_cells ~ ' as ' ~ kanon._table_open_cells_sql(t, '_k_p._k_open = 1', k, lo, limit)) -%}
+    {%- do run_query('create temporary table ' ~ open_cells ~ ' as ' ~ kanon._table_open_cells_sql(n, t, anc, '_k_t._k_open = 1', k, lo, limit, none, plan.step)) -%}
     {%- do run_query('update ' ~ t ~ ' set _k_open = 0 where _k_open = 1') -%}
-    {%- do run_query('update ' ~ t ~ ' set _k_open = 1 where (_k_ri, _k_ci) in (select _k_ri, _k_ci from ' ~ open_cells ~ ')') -%}
+    {%- do run_query('update ' ~ t ~ ' set _k_open = 1 where (' ~ nodes ~ ') in (select ' ~ nodes ~ ' from ' ~ open_cells ~ ')') -%}
+    {%- do kanon._table_analyze(t) -%}
     {%- set open = run_query('select count(*) from ' ~ open_cells).rows[0][0] | int -%}
     {%- if open == 0 -%}
       {%- set ns.done = true -%}
     {%- else -%}
-      {#- 3. every open cell's cheapest rectangle: among the bounded candidates, then among all -#}
+      {#- 3. every open cell's cheapest cube: among the bounded candidates, then among all -#}
+      {%- set picked = [] -%}
+      {%- for i in range(n) -%}{%- do picked.append('_k_q._k_p' ~ i ~ ' = _k_t._k_d' ~ i) -%}{%- endfor -%}
+      {%- set unpicked_sql = 'not exists (select 1 from ' ~ picks ~ ' as _k_q where ' ~ (picked | join(' and ')) ~ ')' -%}
+      {%- set unpicked_count = 'select count(*) from ' ~ t ~ ' as _k_t where _k_t._k_open = 1 and ' ~ unpicked_sql -%}
       {%- do run_query('drop table if exists ' ~ picks) -%}
-      {%- do run_query('create temporary table ' ~ picks ~ ' as ' ~ kanon._table_picks_sql(t, 'true', k, lo, limit)) -%}
-      {%- set unpicked_sql = 'not exists (select 1 from ' ~ picks ~ ' as _k_q where _k_q._k_ri = _k_p._k_ri and _k_q._k_ci = _k_p._k_ci)' -%}
-      {%- set unpicked_count = 'select count(*) from ' ~ t ~ ' as _k_p where _k_p._k_open = 1 and ' ~ unpicked_sql -%}
+      {%- do run_query('create temporary table ' ~ picks ~ ' as ' ~ kanon._table_picks_sql(n, t, anc, 'true', k, lo, limit, moves, plan.step)) -%}
+      {%- do kanon._table_analyze(picks) -%}
       {%- set unpicked = run_query(unpicked_count).rows[0][0] | int -%}
       {%- if unpicked > 0 -%}
-        {%- do run_query('insert into ' ~ picks ~ ' ' ~ kanon._table_picks_sql(t, unpicked_sql, k, lo, none)) -%}
+        {%- do run_query('insert into ' ~ picks ~ ' ' ~ kanon._table_picks_sql(n, t, anc, unpicked_sql, k, lo, none, none, plan.step)) -%}
         {%- set unpicked = run_query(unpicked_count).rows[0][0] | int -%}
       {%- endif -%}
       {%- if unpicked > 0 -%}
-        {%- set ns.refused = {'check': 'table_search', 'reason': unpicked ~ " hidden cell(s) lie on no rectangle of cells that could hide them "
-            ~ "(every other corner is a shown zero, or the rectangle is pinned by the marks' bounds); no pattern of "
-            ~ "rectangles protects them, so the table cannot be published with its totals"} -%}
+        {%- set ns.refused = {'check': 'table_search', 'reason': unpicked ~ " hidden cell(s) lie on no cube of cells that could hide them "
+            ~ "(every other corner is a shown zero, or the cube is pinned by the marks' bounds"
+            ~ (", moving by the protection of " ~ plan.protection if plan.protection is not none else "") ~ "); no pattern of "
+            ~ "cubes protects them, so the table cannot be published with its totals"} -%}
         {%- set ns.done = true -%}
       {%- else -%}
         {#- 4. apply the picks that need not wait -#}
         {%- do run_query('drop table if exists ' ~ hidden_now) -%}
         {%- do run_query('create temporary table ' ~ hidden_now ~ ' as '
-            ~ kanon._table_accepted_sql(t, picks, ns.rounds >= kanon._table_conflict_rounds())) -%}
-        {%- do run_query('update ' ~ t ~ " set _k_status = 'secondary' where _k_status = 'published' and (_k_ri, _k_ci) in (select _k_ri, _k_ci from "
-            ~ hidden_now ~ ')') -%}
+            ~ kanon._table_accepted_sql(n, t, anc, picks, ns.rounds >= kanon._table_conflict_rounds())) -%}
+        {%- do run_query('update ' ~ t ~ " set _k_status = 'secondary' where _k_status = 'published' and (" ~ nodes ~ ') in (select '
+            ~ nodes ~ ' from ' ~ hidden_now ~ ')') -%}
         {%- set ns.rounds = ns.rounds + 1 -%}
       {%- endif -%}
     {%- endif -%}
@@ -110,14 +127,22 @@
         ~ (kanon._table_conflict_rounds() + 2) ~ ' rounds'} -%}
   {%- endif -%}
 
-  {%- do run_query('create temporary table ' ~ secondaries ~ ' as select _k_rl, _k_r, _k_cl, _k_c from ' ~ t
-      ~ " where _k_status = 'secondary'") -%}
-  {%- set counts = run_query("select count(*), "
-      ~ "coalesce(sum(case when _k_status = 'primary' then 1 else 0 end), 0), "
-      ~ "coalesce(sum(case when _k_status = 'secondary' then 1 else 0 end), 0), "
-      ~ "coalesce(sum(case when _k_status = 'published' then 1 else 0 end), 0), "
-      ~ "coalesce(sum(case when not _k_additive then 1 else 0 end), 0) from " ~ t).rows[0] -%}
-  {%- for name in [t, picks, hidden_now, open_cells] -%}
+  {%- set keys = [] -%}
+  {%- for i in range(n) -%}{%- do keys.append('_k_l' ~ i ~ ', _k_k' ~ i) -%}{%- endfor -%}
+  {%- set counts = [0, 0, 0, 0, 0] -%}
+  {%- if ns.built -%}
+    {%- do run_query('create temporary table ' ~ secondaries ~ ' as select ' ~ (keys | join(', ')) ~ ' from ' ~ t ~ " where _k_status = 'secondary'") -%}
+    {%- set non_additive = [] -%}
+    {%- for i in range(n) -%}{%- do non_additive.append('not _k_add' ~ i) -%}{%- endfor -%}
+    {%- set counts = run_query("select count(*), "
+        ~ "coalesce(sum(case when _k_status = 'primary' then 1 else 0 end), 0), "
+        ~ "coalesce(sum(case when _k_status = 'secondary' then 1 else 0 end), 0), "
+        ~ "coalesce(sum(case when _k_status = 'published' then 1 else 0 end), 0), "
+        ~ "coalesce(sum(case when " ~ (non_additive | join(' or ')) ~ " then 1 else 0 end), 0) from " ~ t).rows[0] -%}
+  {%- else -%}
+    {%- do run_query('create temporary table ' ~ secondaries ~ ' as ' ~ kanon._table_no_cells(n)) -%}
+  {%- endif -%}
+  {%- for name in scratch -%}
     {%- do run_query('drop table if exists ' ~ name) -%}
   {%- endfor -%}
   {{ return({'secondaries': secondaries, 'cells': counts[0] | int, 'primary': counts[1] | int, 'secondary': counts[2] | int,
@@ -125,138 +150,143 @@
       'seconds': ((modules.datetime.datetime.now() - started).total_seconds() | round(3))}) }}
 {% endmacro %}
 
-{#- How many candidates per line a pick tries first (_table_picks_sql), and how many hidden cells
-    per line a protection check tries first (_table_protected_sql). Eight: in the benchmark's
-    1,000 x 100 table nearly every cell is settled within them, and a line no longer than
-    this is never pruned (tables of up to eight rows and columns search exactly as unbounded). -#}
+{#- A select of no cells, with the key columns of n dimensions (_k_l<i>, _k_k<i>). -#}
+{% macro _table_no_cells(n) -%}
+  select {% for i in range(n) %}0 as _k_l{{ i }}, cast('' as {{ dbt.type_string() }}) as _k_k{{ i }}{% if not loop.last %}, {% endif %}{% endfor %} where 1 = 0
+{%- endmacro %}
+
+{#- Why a table cannot be searched at all, before any cell is counted, or none: an event whose
+    value a dimension's hierarchy does not hold (its people would be in no cell, and the totals
+    would not be theirs), or a node of a hierarchy with two parents (its lines would not add up). -#}
+{% macro _table_search_refusal(plan) %}
+  {%- set q = kanon._quote -%}
+  {%- for d in plan.dims if d.hierarchy is not none -%}
+    {%- set sql -%}
+      with {{ kanon._table_events_cte(plan) }},
+      {{ kanon._table_chain_cte(d, plan.dims.index(d), '_k_events') }}
+      select
+        (select count(*) from _k_events
+         where not exists (select 1 from _k_chain{{ plan.dims.index(d) }} as _k_c where _k_c._k_leaf = _k_events._k_v{{ plan.dims.index(d) }})),
+        (select count(*) from (
+          select _k_l, _k_k from (select distinct _k_l, _k_k, _k_pk from _k_chain{{ plan.dims.index(d) }}) as _k_n
+          group by _k_l, _k_k having count(*) > 1) as _k_twice)
+    {%- endset -%}
+    {%- set found = run_query(sql).rows[0] -%}
+    {%- if found[0] | int > 0 -%}
+      {{ return({'check': 'table_search', 'reason': (found[0] | int) ~ " event(s) have a value of '" ~ d.name ~ "' (NULL included) that its hierarchy "
+          ~ d.hierarchy ~ " does not hold: their people would be in no cell and no total; add the values to the hierarchy"}) }}
+    {%- endif -%}
+    {%- if found[1] | int > 0 -%}
+      {{ return({'check': 'table_search', 'reason': (found[1] | int) ~ " label(s) of the hierarchy " ~ d.hierarchy ~ " of '" ~ d.name
+          ~ "' have two parents (or a value two rows): a subtotal would not be the sum of its parts; fix the hierarchy (kanon's hierarchy tests find them)"}) }}
+    {%- endif -%}
+  {%- endfor -%}
+  {{ return(none) }}
+{% endmacro %}
+
+{#- How many leaves per line and kind (hidden, publishable) a move may end at in a first try
+    (_table_cubes_sql), and so how many hidden leaves per line a protection check tries first.
+    Eight: in the benchmark's 1,000 x 100 table nearly every cell is settled within them, and a
+    line no longer than this is never pruned. -#}
 {% macro _table_pick_limit() %}
   {{ return(8) }}
 {% endmacro %}
 
+{#- How many moves per dimension (the cheapest on the cell's own lines) a pick's first try
+    combines into cubes: the cubes tried per cell are this to the power of the dimensions, so it
+    falls as they grow (2: every move of the bounded leaves; 3: 216 cubes; 4: 256). Protection
+    checks (the search's and the gate's) try only hidden cells, far fewer: every move of their
+    bounded leaves. -#}
+{% macro _table_move_limit(n) %}
+  {{ return(none if n <= 2 else (6 if n == 3 else 4)) }}
+{% endmacro %}
+
 {#- Rounds in which picks wait for earlier ones (step 4 of _table_search) before one that applies
-    them all: the search's rounds are bounded whatever the table (a column of a thousand open
+    them all: the search's rounds are bounded whatever the table (a line of a thousand open
     cells would otherwise take a thousand rounds). -#}
 {% macro _table_conflict_rounds() %}
   {{ return(16) }}
 {% endmacro %}
 
-{#- A select of every open cell's cheapest protecting rectangle (one row per open cell meeting
-    `target`, a condition on `_k_p`): the open cell (_k_ri, _k_ci, _k_n), its corner in the same
-    row (_k_ar, _k_ac), in the same column (_k_br, _k_bc), the opposite corner being (_k_br,
-    _k_ac), and the cost. The other corners are hidden or published with at least k people.
-
-    With `limit`, a corner in p's row is one of the row's first `limit` hidden cells (by column)
-    or of its `limit` cheapest publishable ones (by count, then column), and likewise in p's
-    column: at most 4 x limit^2 rectangles per open cell, where all of them would be a row times
-    a column. The cheapest rectangle may lie outside them, so pruning can cost more secondaries;
-    it never costs soundness (every rectangle tried is checked whole), and a cell with none among
-    them is tried again without the limit before the search refuses. -#}
-{% macro _table_picks_sql(t, target, k, lo, limit) -%}
-  with _k_e as (
+{#- A select of every open cell's cheapest protecting cube (one row per open cell of `t` meeting
+    `target`, a condition on `_k_t`): the cell (_k_p<i>, _k_pn), its moves (_k_a<i>, _k_b<i>) and
+    the cost, the counts it newly hides; ties by the moves' leaves, dimension by dimension. -#}
+{% macro _table_picks_sql(n, t, anc, target, k, lo, limit, moves, step=1) -%}
+  {%- set order = [] -%}
+  {%- for i in range(n) -%}{%- do order.append('_k_c._k_a' ~ i) -%}{%- do order.append('_k_c._k_b' ~ i) -%}{%- endfor -%}
+  select * from (
     select
-      _k_x.*,
-      case when _k_x._k_status = 'published' then _k_x._k_n else 0 end as _k_cost,
-      case when _k_x._k_status = 'published' then 1 else 0 end as _k_new
-    from {{ t }} as _k_x
-    where _k_x._k_status <> 'published' or _k_x._k_n >= {{ k }}
-  ),
-
-  _k_ea as (
-    select
-      _k_e.*,
-      row_number() over (partition by _k_e._k_ri, _k_e._k_new order by _k_e._k_cost, _k_e._k_ci) as _k_rank
-    from _k_e
-  ),
-
-  _k_targets as (
-    select _k_p.* from {{ t }} as _k_p
-    where _k_p._k_open = 1 and ({{ target }})
-  ),
-
-  _k_eb as (
-    select
-      _k_e.*,
-      row_number() over (partition by _k_e._k_ci, _k_e._k_new order by _k_e._k_cost, _k_e._k_ri) as _k_rank
-    from _k_e
-  ),
-
-  _k_rectangles as (
-    select
-      _k_p._k_ri,
-      _k_p._k_ci,
-      _k_p._k_n,
-      _k_a._k_ri as _k_ar,
-      _k_a._k_ci as _k_ac,
-      _k_b._k_ri as _k_br,
-      _k_b._k_ci as _k_bc,
-      _k_a._k_cost + _k_b._k_cost + _k_d._k_cost as _k_cost,
-      row_number() over (
-        partition by _k_p._k_ri, _k_p._k_ci
-        order by _k_a._k_cost + _k_b._k_cost + _k_d._k_cost, _k_b._k_ri, _k_a._k_ci
-      ) as _k_pick
-    {{ kanon._table_rectangle_join('_k_targets', '_k_ea', '_k_eb', '_k_e', '_k_rank', '_k_rank', limit, k, lo) }}
-  )
-
-  select _k_ri, _k_ci, _k_n, _k_ar, _k_ac, _k_br, _k_bc, _k_cost
-  from _k_rectangles
+      _k_c.*,
+      row_number() over (partition by {{ kanon._table_target_columns(n, '_k_c') }} order by _k_c._k_cost, {{ order | join(', ') }}) as _k_pick
+    from ({{ kanon._table_cubes_sql(n, t, anc, '(select * from ' ~ t ~ ' as _k_t where _k_t._k_open = 1 and (' ~ target ~ '))', k, lo, true, limit, moves, step) }}) as _k_c
+  ) as _k_ranked
   where _k_pick = 1
 {%- endmacro %}
 
-{#- A select of the cells (_k_ri, _k_ci) the applied picks newly hide: with `all_picks`, every
-    pick's; else only those of picks that need not wait (step 4 of _table_search): no pick
-    earlier in the order (open cell's count, row, column) newly hides a cell in this pick's open
-    cell's row or column, or one of this pick's own new cells. -#}
-{% macro _table_accepted_sql(t, picks, all_picks) -%}
+{#- A select of the cells (_k_d<i>) the applied picks newly hide: with `all_picks`, every pick's;
+    else only those of picks that need not wait (step 4 of _table_search): no pick earlier in
+    the order (open cell's count, then nodes) newly hides a cell on one of this pick's open
+    cell's lines (every node but one the same), or one of this pick's own new cells. -#}
+{% macro _table_accepted_sql(n, t, anc, picks, all_picks) -%}
+  {%- set targets = kanon._table_target_columns(n, '_k_q') -%}
   with _k_ordered as (
     select
       _k_q.*,
-      row_number() over (order by _k_q._k_n, _k_q._k_ri, _k_q._k_ci) as _k_order
+      row_number() over (order by _k_q._k_pn, {{ targets }}) as _k_order
     from {{ picks }} as _k_q
   ),
 
+  {% for i in range(n) -%}
+  _k_pairs{{ i }} as (
+    select {{ kanon._table_target_columns(n, '_k_o') }}, _k_o._k_a{{ i }} as _k_a, _k_o._k_b{{ i }} as _k_b from _k_ordered as _k_o
+  ),
+
+  {{ kanon._table_support_ctes(n, i, '_k_pairs' ~ i, anc, '_k_c') }}
+
+  {% endfor -%}
   _k_corners as (
-    select _k_order, _k_ar as _k_ri, _k_ac as _k_ci from _k_ordered
-    union all
-    select _k_order, _k_br as _k_ri, _k_bc as _k_ci from _k_ordered
-    union all
-    select _k_order, _k_br as _k_ri, _k_ac as _k_ci from _k_ordered
+    select
+      _k_o._k_order,
+      {%- for i in range(n) %}
+      _k_s{{ i }}._k_s as _k_d{{ i }}{% if not loop.last %},{% endif %}
+      {%- endfor %}
+    from _k_ordered as _k_o
+    {%- for i in range(n) %}
+    inner join _k_csup{{ i }} as _k_s{{ i }}
+      on {{ kanon._table_same_target(n, '_k_s' ~ i, '_k_o') }} and _k_s{{ i }}._k_a = _k_o._k_a{{ i }} and _k_s{{ i }}._k_b = _k_o._k_b{{ i }}
+    {%- endfor %}
   ),
 
   _k_new as (
-    select
-      _k_corners._k_order,
-      _k_corners._k_ri,
-      _k_corners._k_ci
-    from _k_corners
+    select _k_c.*
+    from _k_corners as _k_c
     inner join {{ t }} as _k_x
-      on _k_x._k_ri = _k_corners._k_ri and _k_x._k_ci = _k_corners._k_ci and _k_x._k_status = 'published'
+      on {% for i in range(n) %}_k_x._k_d{{ i }} = _k_c._k_d{{ i }} and {% endfor %}_k_x._k_status = 'published'
   ),
 
   _k_waiting as (
     {%- if all_picks %}
     select _k_order from _k_ordered where 1 = 0
     {%- else %}
+    {%- for i in range(n) %}
     select _k_o._k_order from _k_ordered as _k_o
-    inner join _k_new as _k_x on _k_x._k_ri = _k_o._k_ri and _k_x._k_order < _k_o._k_order
+    inner join _k_new as _k_x
+      on {% for j in range(n) if j != i %}_k_x._k_d{{ j }} = _k_o._k_p{{ j }} and {% endfor %}_k_x._k_order < _k_o._k_order
     union
-    select _k_o._k_order from _k_ordered as _k_o
-    inner join _k_new as _k_x on _k_x._k_ci = _k_o._k_ci and _k_x._k_order < _k_o._k_order
-    union
+    {%- endfor %}
     select _k_y._k_order from _k_new as _k_y
     inner join _k_new as _k_x
-      on _k_x._k_ri = _k_y._k_ri and _k_x._k_ci = _k_y._k_ci and _k_x._k_order < _k_y._k_order
+      on {% for i in range(n) %}_k_x._k_d{{ i }} = _k_y._k_d{{ i }} and {% endfor %}_k_x._k_order < _k_y._k_order
     {%- endif %}
   )
 
-  select distinct _k_new._k_ri, _k_new._k_ci
+  select distinct {% for i in range(n) %}_k_new._k_d{{ i }}{% if not loop.last %}, {% endif %}{% endfor %}
   from _k_new
   where not exists (select 1 from _k_waiting where _k_waiting._k_order = _k_new._k_order)
 {%- endmacro %}
 
-{#- `_k_ri, _k_ci`: the rows and columns of the cells of `relation` as whole numbers, in the
-    search's order (level first: categories before totals; then labels by their bytes, NULL
-    first). The search and the gate's no_exact_disclosure number cells the same way. -#}
-{% macro _table_line_numbers(relation) -%}
-  cast(dense_rank() over (order by {{ relation }}._k_rl, {{ kanon._text_order(relation ~ '._k_r') }}) as {{ dbt.type_int() }}) as _k_ri,
-  cast(dense_rank() over (order by {{ relation }}._k_cl, {{ kanon._text_order(relation ~ '._k_c') }}) as {{ dbt.type_int() }}) as _k_ci
-{%- endmacro %}
+{#- Statistics of a temporary table of the search, where the warehouse needs them (_analyze_temporary). -#}
+{% macro _table_analyze(relation) %}
+  {%- set sql = kanon._analyze_temporary(relation) -%}
+  {%- if sql -%}{%- do run_query(sql) -%}{%- endif -%}
+{% endmacro %}

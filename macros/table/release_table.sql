@@ -1,22 +1,28 @@
 {#-
-  kanon.release_table: a two-way table of counts about people with its row, column and grand
-  totals, published so that no hidden cell can be worked out from the totals. Documented in
+  kanon.release_table: a table of counts about people with its totals, published so that no
+  hidden cell can be worked out from them. Two or more dimensions (row_dimension and
+  column_dimension for a two-way table), each flat (its values and a total) or with a
+  hierarchy whose levels give subtotals (branch -> region -> all). Documented in
   macros/table/_table.yml and the README ("Releasing tables with totals").
 
   Every cell and total counts distinct people (rows with count_rows=true). Cells and totals
   with 0 < count < k are hidden (primary; zeros too with hide_zeros); the search
   (_table_search, run when the model compiles) hides further cells (secondary) until every
-  hidden cell lies on a rectangle of hidden cells that can move without changing any total.
+  hidden cell lies on a cube of hidden cells that can move without changing any total (by
+  `protection` people, rounded up, when given: every hidden cell's interval is then that wide).
   What this macro returns is the release's long form (macros/release/_long_form.sql): one
-  published row per cell and per total, with its status, its display (`<k`, `·` or the count)
-  and, for a total, whether it is the sum of its cells; the hidden cells as audit groups
-  (PRIMARY, SECONDARY: labels and levels, never a count); and the facts. The gate recounts the
-  staged table on its own before anything is published (checks table_search, table_recount,
-  table_line_rule, no_exact_disclosure). Only under materialized='k_anonymous'.
+  published row per cell (every combination of every dimension's values and totals), with its
+  status, its display (`<k`, `·` or the count) and, along each dimension it totals, whether it
+  is the sum of its parts; the hidden cells as audit groups (PRIMARY, SECONDARY: labels and
+  levels, never a count); and the facts. The gate recounts the staged table on its own before
+  anything is published (checks table_search, table_recount, table_line_rule,
+  no_exact_disclosure). Only under materialized='k_anonymous'.
 -#}
 {% macro release_table(
     relation,
     privacy_unit=none,
+    dimensions=none,
+    hierarchies=none,
     row_dimension=none,
     column_dimension=none,
     k=none,
@@ -24,17 +30,21 @@
     count_rows=false,
     hide_zeros=false,
     total_label='Total',
-    null_unit='ignore'
+    null_unit='ignore',
+    protection=none
 ) -%}
   {{ return(adapter.dispatch('release_table', 'kanon')(
-      relation, privacy_unit, row_dimension, column_dimension, k, count_column, count_rows, hide_zeros, total_label, null_unit)) }}
+      relation, privacy_unit, dimensions, hierarchies, row_dimension, column_dimension, k, count_column, count_rows, hide_zeros,
+      total_label, null_unit, protection)) }}
 {%- endmacro %}
 
-{% macro default__release_table(relation, privacy_unit, row_dimension, column_dimension, k, count_column, count_rows, hide_zeros, total_label, null_unit) -%}
+{% macro default__release_table(relation, privacy_unit, dimensions, hierarchies, row_dimension, column_dimension, k, count_column,
+    count_rows, hide_zeros, total_label, null_unit, protection) -%}
   {#- At parse time only the kind, the audit dependency and what a reader of the table must know
-      to read its marks (are zeros hidden?) are recorded: kanon_tools' attack reads the latter. -#}
+      to read its marks (are zeros hidden?) and what it promises (the protection width) are
+      recorded: kanon_tools' attack reads them. -#}
   {%- if not execute -%}
-    {%- do config(kanon_table={'hide_zeros': hide_zeros is sameas true}) -%}
+    {%- do config(kanon_table={'hide_zeros': hide_zeros is sameas true, 'protection': protection}) -%}
     {{ return(kanon._release_at_parse_time('table')) }}
   {%- endif -%}
   {%- set who = kanon._who('kanon.release_table') -%}
@@ -44,44 +54,68 @@
         ~ " materialized='k_anonymous' (with k), not '" ~ config.get('materialized') ~ "'") }}
   {%- endif -%}
   {%- set k, count_column = kanon._release_config_defaults(k, count_column, true, who) -%}
-  {%- set plan = kanon._table_plan(who, relation, privacy_unit, row_dimension, column_dimension, k, count_column,
-      count_rows, hide_zeros, total_label, null_unit) -%}
+  {%- set plan = kanon._table_plan(who, relation, privacy_unit, dimensions, hierarchies, row_dimension, column_dimension, k,
+      count_column, count_rows, hide_zeros, total_label, null_unit, protection) -%}
   {%- set search = kanon._table_search(plan) -%}
   {{ return(kanon._table_long_form(plan, search, kanon._table_policy(plan, search))) }}
 {%- endmacro %}
 
-{#- The long form of a table release: every cell and total of the plan's table with the search's
-    secondaries hidden, the hidden cells' audit groups and the facts. -#}
-{% macro _table_long_form(plan, search, policy) -%}
+{#- The published columns of one cell of `cells` (an alias with the columns of _k_table): per
+    dimension its label (the total's is total_label; NULL for a NULL value), level and, with a
+    hierarchy, parent's label; the count when published, status and display; per dimension
+    whether the cell is the sum of its parts along it. Also the labels as SQL, for the audit. -#}
+{% macro _table_published(plan, cells) %}
   {%- set q = kanon._quote -%}
   {%- set string = dbt.type_string() -%}
   {%- set nk = kanon._null_key() -%}
-  {%- set r, c = plan.row.column, plan.column.column -%}
-  {%- set label = "case when _k_{side}l = 1 then " ~ kanon._sql_text(plan.total_label) ~ " when _k_{side} = " ~ nk ~ " then null else _k_{side} end" -%}
-  {%- set nulls -%}
-    null as {{ q(r) }}, null as {{ q(r ~ '_level') }}, null as {{ q(c) }}, null as {{ q(c ~ '_level') }},
-    null as {{ q(plan.count_column) }}, null as {{ q('status') }}, null as {{ q('display') }}, null as {{ q('additive') }},
-  {%- endset %}
+  {%- set total = kanon._sql_text(plan.total_label) -%}
+  {%- set columns = [] -%}
+  {%- set labels = [] -%}
+  {%- for d in plan.dims -%}
+    {%- set i = loop.index0 -%}
+    {%- set label = 'case when ' ~ cells ~ '._k_l' ~ i ~ ' = ' ~ d.top ~ ' then ' ~ total ~ ' when ' ~ cells ~ '._k_k' ~ i ~ ' = ' ~ nk
+        ~ ' then null else ' ~ cells ~ '._k_k' ~ i ~ ' end' -%}
+    {%- do labels.append((d.name, label, '_k_l' ~ i)) -%}
+    {%- do columns.append('cast(' ~ label ~ ' as ' ~ string ~ ') as ' ~ q(d.name)) -%}
+    {%- do columns.append('cast(' ~ cells ~ '._k_l' ~ i ~ ' as ' ~ dbt.type_int() ~ ') as ' ~ q(d.name ~ '_level')) -%}
+    {%- if d.hierarchy is not none -%}
+      {%- do columns.append('cast(case when ' ~ cells ~ '._k_l' ~ i ~ ' = ' ~ d.top ~ ' then null when ' ~ cells ~ '._k_l' ~ i ~ ' = ' ~ (d.top - 1)
+          ~ ' then ' ~ total ~ ' when ' ~ cells ~ '._k_pk' ~ i ~ ' = ' ~ nk ~ ' then null else ' ~ cells ~ '._k_pk' ~ i ~ ' end as ' ~ string ~ ') as '
+          ~ q(d.name ~ '_parent')) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- do columns.append('cast(case when ' ~ cells ~ "._k_status = 'published' then " ~ cells ~ '._k_n end as ' ~ dbt.type_bigint() ~ ') as ' ~ q(plan.count_column)) -%}
+  {%- do columns.append('cast(' ~ cells ~ '._k_status as ' ~ string ~ ') as ' ~ q('status')) -%}
+  {%- do columns.append('cast(case ' ~ cells ~ "._k_status when 'primary' then '<" ~ plan.k ~ "' when 'secondary' then '·' else cast(" ~ cells
+      ~ '._k_n as ' ~ string ~ ') end as ' ~ string ~ ') as ' ~ q('display')) -%}
+  {%- for d in plan.dims -%}
+    {%- do columns.append('cast(' ~ cells ~ '._k_add' ~ loop.index0 ~ ' as ' ~ dbt.type_boolean() ~ ') as ' ~ q(d.name ~ '_additive')) -%}
+  {%- endfor -%}
+  {{ return({'columns': columns, 'labels': labels}) }}
+{% endmacro %}
+
+{#- The long form of a table release: every cell of the plan's table with the search's
+    secondaries hidden, the hidden cells' audit groups and the facts. -#}
+{% macro _table_long_form(plan, search, policy) -%}
+  {%- set published = kanon._table_published(plan, '_k_table') -%}
+  {%- set nulls = [] -%}
+  {%- for column in published.columns -%}{%- do nulls.append('null as ' ~ column.split(' as ')[-1] ~ ',') -%}{%- endfor -%}
+  {%- set nulls = nulls | join('\n    ') -%}
+  {%- set labels = [] -%}
+  {%- set levels = [] -%}
+  {%- for name, label, level in published.labels -%}
+    {%- do labels.append((name, label, true)) -%}
+    {%- do levels.append((name, level, false)) -%}
+  {%- endfor -%}
 with
 {{ kanon._table_cells_ctes(plan, search.secondaries) }}
-{# every cell and total, its count shown only when published #}
+{# every cell, its count shown only when published #}
 select
-  cast({{ label.replace('{side}', 'r') }} as {{ string }}) as {{ q(r) }},
-  cast(_k_rl as {{ dbt.type_int() }}) as {{ q(r ~ '_level') }},
-  cast({{ label.replace('{side}', 'c') }} as {{ string }}) as {{ q(c) }},
-  cast(_k_cl as {{ dbt.type_int() }}) as {{ q(c ~ '_level') }},
-  cast(case when _k_status = 'published' then _k_n end as {{ dbt.type_bigint() }}) as {{ q(plan.count_column) }},
-  cast(_k_status as {{ string }}) as {{ q('status') }},
-  cast(case _k_status
-    when 'primary' then '<{{ plan.k }}'
-    when 'secondary' then '·'
-    else cast(_k_n as {{ string }})
-  end as {{ string }}) as {{ q('display') }},
-  cast(_k_additive as {{ dbt.type_boolean() }}) as {{ q('additive') }},
+  {{ published.columns | join(',\n  ') }},
   {{ kanon._long_form_row('release', {
       'decision': "case _k_status when 'primary' then 'PRIMARY' when 'secondary' then 'SECONDARY' end",
-      'labels': kanon._json_object([(plan.row.name, label.replace('{side}', 'r'), true), (plan.column.name, label.replace('{side}', 'c'), true)]),
-      'levels': kanon._json_object([(plan.row.name, '_k_rl', false), (plan.column.name, '_k_cl', false)]),
+      'labels': kanon._json_object(labels),
+      'levels': kanon._json_object(levels),
       'value': '_k_n'}) }}
 from _k_table
 union all
@@ -92,7 +126,7 @@ union all
 union all
 {# ... the events without a person (left out; null_unit says whether that refuses the release) ... #}
 {{ kanon._long_form_fact(nulls, 'events_null_unit',
-    '0' if plan.count_rows else '(select count(*) from ' ~ plan.relation ~ ' where ' ~ q(plan.privacy_unit) ~ ' is null)',
+    '0' if plan.count_rows else '(select count(*) from ' ~ plan.relation ~ ' where ' ~ kanon._quote(plan.privacy_unit) ~ ' is null)',
     kanon._sql_text(plan.null_unit)) }}
 union all
 {{ kanon._long_form_fact(nulls, 'privacy_unit', text=kanon._sql_text(plan.privacy_unit or '')) }}

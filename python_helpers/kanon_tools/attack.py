@@ -185,11 +185,16 @@ class _Program:
     bounds: list[tuple[float, float | None]]
 
     def solve(self, objective: NDArray[np.float64], bounds: Sequence[tuple[float, float | None]] | None = None) -> Any:
+        """Minimises `objective`; with `bounds` (the screening's, all finite) by HiGHS's interior
+        point method, else by its simplex, whose statuses for an unbounded program audit relies on."""
         # Without HiGHS's presolve: on a table's program (every variable in two or three sparse
         # rows) it costs far more than the solve (10 s against 0.7 s at 20,000 hidden cells).
+        # Interior point for the screening: on a 3-D table's groups the simplex took 1.3-1.7 s a
+        # program against 0.1-0.3 s, and its solutions settled more cells of a 2-D one (34 left
+        # for exact LPs instead of 66 at 20,000 hidden cells).
         return linprog(objective, A_ub=self.a_ub, b_ub=self.b_ub, A_eq=self.a_eq, b_eq=self.b_eq,
-                       bounds=self.bounds if bounds is None else bounds, method="highs",
-                       options={"presolve": False})
+                       bounds=self.bounds if bounds is None else bounds,
+                       method="highs" if bounds is None else "highs-ipm", options={"presolve": False})
 
 
 _Sparse = tuple[NDArray[np.intp], NDArray[np.float64], float]  # a row's nonzero columns, their values, rhs

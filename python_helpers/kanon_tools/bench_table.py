@@ -1,25 +1,34 @@
 """`python -m kanon_tools bench-table`: what a table release with totals costs (issue 12's speed target).
 
 Through dbt, in the bench project (bench_project/models/table, real files), for each warehouse it
-generates the events of a two-way table (areas x topics, 1,000 x 100 cells by default, one event
-per person): each cell's expected count is a row effect times a column effect (both log-normal),
-its count Poisson around that, so that about 20 % of the cells hold 1 to k - 1 people, clustered in
-thin rows and thin columns as in real tables (a few million events). Then it builds
+generates the events of a table (one event per person) whose cells' expected counts are a product
+of one log-normal effect per dimension (sd 0.8 each), each cell's count Poisson around that, so
+that about 20 % of all cells and totals hold 1 to k - 1 people, clustered in thin lines as in real
+tables. Two shapes (--shape):
 
-  table_floor    the same cells and totals counted in one plain `create table as select` (nothing
-                 hidden, nothing checked), and
-  table_release  kanon.release_table over them with k, through the k_anonymous materialization
-                 (primary suppression, the search for secondaries, the gate's recount and its
-                 no_exact_disclosure check, audit trail, swap),
+  2d  areas x topics (1,000 x 100 by default, --rows x --columns): 101,101 cells and totals,
+      about 2.4 million events; the models table_floor, table_release;
+  3d  areas x topics x 8 age bands (200 x 50 x 8 by default), the areas in districts of 10 by a
+      hierarchy (area -> district -> total, written as a table too) and the others flat: 221 x 51
+      x 9 = 101,439 cells, subtotals and totals, about 1.6 million events; the models table3_floor,
+      table3_release.
+
+Then it builds
+
+  <table>_floor    the same cells and totals counted in one plain `create table as select`
+                   (nothing hidden, nothing checked), and
+  <table>_release  kanon.release_table over them with k, through the k_anonymous materialization
+                   (primary suppression, the search for secondaries, the gate's recount and its
+                   no_exact_disclosure check, audit trail, swap),
 
 each in its own dbt invocation (dbt's execution time of the node). From the release's plan in the
 audit trail: cells, primaries, secondaries, rounds and the search's own seconds. Then the attacker's
 LP audit on what was published, by attack_report's code path: the mart read through `dbt
 run-operation kanon.cli_table_cells` (timed apart: dbt's start and the JSON), and
-kanon_tools.attack.audit on it (timed), which must find 0 exact disclosures.
+kanon_tools.attack_report.audit on it (timed), which must find 0 exact disclosures.
 
-`--generate-only --duckdb FILE` writes the events (of --rows x --columns cells) and stops (what
-`make lint` compiles the bench project against).
+`--generate-only --duckdb FILE` writes the shape's events (and hierarchy) of --rows x --columns
+leaves and stops (what `make lint` compiles the bench project against).
 """
 
 from __future__ import annotations
@@ -44,32 +53,78 @@ from kanon_tools.cli_types import positive_count
 from kanon_tools.dbt_runner import DbtRunner
 
 SEED = 12
-MODEL = "table_release"
+Dimension = tuple[str, np.ndarray[Any, Any]]  # a column and its leaves' labels
 
 
-def events(rows: int, columns: int, seed: int = SEED) -> pd.DataFrame:
-    """One event per person, in the cells of a rows x columns table; the same for a seed everywhere.
+@dataclass(frozen=True)
+class Shape:
+    """A benchmark table: its name (the prefix of its tables, models and var), default leaves of
+    area and topic, the log of a cell's expected count before the effects, the age bands of a
+    third flat dimension (0: none) and the areas per district (0: area flat)."""
 
-    Expected counts exp(2.3 + a_row + b_column), a and b normal with sd 0.8: about 20 % of the
-    cells below 5, a few % empty, about 24 events per cell."""
+    name: str
+    rows: int
+    columns: int
+    mean: float
+    bands: int = 0
+    district: int = 0
+
+    @property
+    def events_model(self) -> str:
+        return f"bench_{self.name}_events"
+
+    def dimensions(self, rows: int, columns: int) -> list[Dimension]:
+        """Each dimension's column and leaves, in the table's order."""
+        out: list[Dimension] = [("area", np.array([f"a{i:04d}" for i in range(rows)])),
+                                ("topic", np.array([f"t{j:03d}" for j in range(columns)]))]
+        if self.bands:
+            out.append(("age_band", np.array([f"b{i}" for i in range(self.bands)])))
+        return out
+
+    def describe(self, rows: int, columns: int) -> str:
+        sizes = " x ".join(f"{len(leaves):,}" for _, leaves in self.dimensions(rows, columns))
+        return sizes + (f" ({-(-rows // self.district):,} districts)" if self.district else "")
+
+    def tables(self, rows: int, columns: int, schema: str) -> dict[str, pd.DataFrame]:
+        """What the generator writes, by relation: the events and, with districts, area's hierarchy."""
+        dimensions = self.dimensions(rows, columns)
+        full = [len(leaves) for _, leaves in self.dimensions(self.rows, self.columns)]
+        out = {f"{schema}.{self.name}_events": events(dimensions, self.mean, full)}
+        if self.district:
+            areas = dimensions[0][1]
+            out[f"{schema}.{self.name}_events_hierarchy_area"] = pd.DataFrame({
+                "level_0": areas, "level_1": [f"d{i // self.district:03d}" for i in range(len(areas))], "level_2": "*"})
+        return out
+
+
+# 2-D: exp(2.3 + a + b), about 20 % of the cells below 5, a few % empty, 24 events per cell.
+# 3-D: exp(1.6 + a + b + c), 20.4 % of cells, subtotals and totals below 5, 4.6 % empty.
+SHAPES = {"2d": Shape("table", 1_000, 100, 2.3), "3d": Shape("table3", 200, 50, 1.6, bands=8, district=10)}
+
+
+def events(dimensions: Sequence[Dimension], mean: float, full: Sequence[int], seed: int = SEED) -> pd.DataFrame:
+    """One event per person, in the leaf cells of a table; the same for a seed everywhere.
+
+    A cell's expected count is exp(mean + the sum of its leaves' effects), one effect per leaf of
+    each dimension, normal with sd 0.8; its count Poisson around that. The effects are drawn for
+    the `full` table's leaves (per dimension), a smaller table having the first of them: so it has
+    the same mix of thin and thick lines (about as many cells below k) as the full one."""
     rng = np.random.default_rng(seed)
-    expected = np.exp(2.3 + rng.normal(0, 0.8, rows)[:, None] + rng.normal(0, 0.8, columns)[None, :])
-    counts = rng.poisson(expected).ravel()
-    areas = np.array([f"a{i:04d}" for i in range(rows)])
-    topics = np.array([f"t{j:03d}" for j in range(columns)])
-    cell = np.repeat(np.arange(rows * columns), counts)
-    return pd.DataFrame({
-        "person_id": np.arange(1, len(cell) + 1, dtype=np.int64),
-        "area": areas[cell // columns],
-        "topic": topics[cell % columns],
-    })
+    sizes = tuple(len(leaves) for _, leaves in dimensions)
+    log = np.full(sizes, mean)
+    for axis, (size, drawn) in enumerate(zip(sizes, full, strict=True)):
+        effects = rng.normal(0, 0.8, max(size, drawn))[:size]
+        log = log + effects.reshape([size if a == axis else 1 for a in range(len(sizes))])
+    counts = rng.poisson(np.exp(log)).ravel()
+    cell = np.unravel_index(np.repeat(np.arange(counts.size), counts), sizes)
+    return pd.DataFrame({"person_id": np.arange(1, len(cell[0]) + 1, dtype=np.int64),
+                         **{name: leaves[index] for (name, leaves), index in zip(dimensions, cell, strict=True)}})
 
 
 @dataclass
 class Row:
     kind: str
-    rows: int
-    columns: int
+    table: str
     events: int
     k: int
     plan: dict[str, Any]
@@ -88,15 +143,14 @@ def _seconds(runner: DbtRunner, model: str, variables: dict[str, Any]) -> float:
     return result.execution_times()[model]
 
 
-def run_case(kind: str, rows: int, columns: int, k: int, workdir: Path) -> Row:
-    schema = "main" if kind == "duckdb" else "kanon_bench_table"
-    duckdb_path = workdir / f"table_{rows}x{columns}.duckdb" if kind == "duckdb" else None
+def run_case(kind: str, shape: Shape, rows: int, columns: int, k: int, workdir: Path) -> Row:
+    schema = "main" if kind == "duckdb" else f"kanon_bench_{shape.name}"
+    duckdb_path = workdir / f"{shape.name}_{rows}x{columns}.duckdb" if kind == "duckdb" else None
     if duckdb_path is not None and duckdb_path.exists():
         duckdb_path.unlink()
-    relation = f"{schema}.table_events"
     fresh_postgres_schema(kind, schema)
-    frame = events(rows, columns)
-    _load(kind, duckdb_path, {relation: frame})
+    tables = shape.tables(rows, columns, schema)
+    _load(kind, duckdb_path, tables)
     project = workdir / "project"
     write_project(project)
     env = {"DBT_PROFILES_DIR": str(ROOT), "KANON_TARGET": kind, "KANON_SCHEMA": schema}
@@ -104,25 +158,27 @@ def run_case(kind: str, rows: int, columns: int, k: int, workdir: Path) -> Row:
         env["KANON_DUCKDB_PATH"] = str(duckdb_path)
     runner = DbtRunner(project, env=dict(os.environ, **env), target_path=workdir / f"target_{kind}",
                        log_path=workdir / "logs", timeout=None)
-    variables = dict(project_vars({}), bench_k=k, bench_table_events=relation)
+    variables = dict(project_vars({}), bench_k=k, **{shape.events_model: f"{schema}.{shape.name}_events"})
+    sources = [shape.events_model] + ([f"bench_{shape.name}_hierarchy_area"] if shape.district else [])
     runner.run("deps")
-    setup = runner.run("run", "--select", "package:kanon,path:models/audit", "bench_table_events",
-                       "--vars", json.dumps(variables))
+    setup = runner.run("run", "--select", "package:kanon,path:models/audit", *sources, "--vars", json.dumps(variables))
     if not setup.ok:
         raise RuntimeError(f"dbt run of the audit trail and the events failed:\n{setup.output[-3000:]}")
-    floor = _seconds(runner, "table_floor", variables)
-    release = _seconds(runner, MODEL, variables)
-    plan = _plan(kind, duckdb_path, schema, MODEL)
-    # the attacker's audit, as `python -m kanon_tools attack --report table_release` runs it
+    model = f"{shape.name}_release"
+    floor = _seconds(runner, f"{shape.name}_floor", variables)
+    release = _seconds(runner, model, variables)
+    plan = _plan(kind, duckdb_path, schema, model)
+    # the attacker's audit, as `python -m kanon_tools attack --report <model>` runs it
     started = time.perf_counter()
-    emitted = runner.run_operation("kanon.cli_table_cells", {"report": MODEL})
+    emitted = runner.run_operation("kanon.cli_table_cells", {"report": model})
     read = time.perf_counter() - started
     started = time.perf_counter()
     cells, found = attack_report.audit(emitted)
     audit = time.perf_counter() - started
     hidden = sum(1 for cell in cells.values() if cell.value is None)
     exact = sum(1 for f in found if f.reason == "exact")
-    return Row(kind, rows, columns, len(frame), k, plan, release, floor, read, audit, hidden, exact)
+    n_events = len(next(iter(tables.values())))
+    return Row(kind, shape.describe(rows, columns), n_events, k, plan, release, floor, read, audit, hidden, exact)
 
 
 def markdown(rows: Sequence[Row], command: str) -> str:
@@ -142,23 +198,25 @@ def markdown(rows: Sequence[Row], command: str) -> str:
     for r in rows:
         p = r.plan
         lines.append(
-            f"| {r.kind} | {r.rows:,} x {r.columns:,} | {r.events:,} | {r.k} | {p['cells']:,} | {p['primary']:,} "
+            f"| {r.kind} | {r.table} | {r.events:,} | {r.k} | {p['cells']:,} | {p['primary']:,} "
             f"| {p['secondary']:,} | {p['rounds']} | {p['search_seconds']:.2f} | {r.release_seconds:.2f} "
             f"| {r.floor_seconds:.2f} | {r.read_seconds:.2f} | {r.audit_seconds:.2f} | {r.hidden:,} | {r.exact} |")
     return "\n".join(lines) + "\n"
 
 
 def run(args: argparse.Namespace) -> int:
+    shape = SHAPES[args.shape]
+    rows, columns = args.rows or shape.rows, args.columns or shape.columns
     if args.generate_only:
-        _load("duckdb", Path(args.duckdb), {"main.table_events": events(args.rows, args.columns)})
+        _load("duckdb", Path(args.duckdb), shape.tables(rows, columns, "main"))
         return 0
-    workdir = Path(args.workdir)
+    workdir = Path(args.workdir).resolve()  # dbt runs in the project, where a relative path means nothing
     workdir.mkdir(parents=True, exist_ok=True)
     kinds = [kind.strip() for kind in args.warehouses.split(",") if kind.strip()]
     unknown = set(kinds) - {"duckdb", "postgres"}
     if unknown or not kinds:
         raise SystemExit(f"kanon bench-table: --warehouses takes duckdb and/or postgres, got {args.warehouses!r}")
-    results = [run_case(kind, args.rows, args.columns, args.k, workdir) for kind in kinds]
+    results = [run_case(kind, shape, rows, columns, args.k, workdir) for kind in kinds]
     text = markdown(results, "python -m kanon_tools bench-table " + " ".join(sys.argv[2:]))
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(text)
@@ -169,8 +227,10 @@ def run(args: argparse.Namespace) -> int:
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("bench-table", help="what a table release with totals costs (BENCHMARKS.md)",
                                    description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--rows", type=positive_count, default=1_000, help="rows of the table (default 1,000)")
-    parser.add_argument("--columns", type=positive_count, default=100, help="columns of the table (default 100)")
+    parser.add_argument("--shape", choices=sorted(SHAPES), default="2d",
+                        help="2d: areas x topics; 3d: areas (in districts) x topics x age bands (default 2d)")
+    parser.add_argument("--rows", type=positive_count, help="areas (default 1,000; 3d: 200)")
+    parser.add_argument("--columns", type=positive_count, help="topics (default 100; 3d: 50)")
     parser.add_argument("--k", type=positive_count, default=K, help=f"k (default {K})")
     parser.add_argument("--warehouses", default="duckdb", help="duckdb, postgres or both, comma-separated")
     parser.add_argument("--workdir", default="target/bench_table")

@@ -1,0 +1,3 @@
+{{ config(materialized='k_anonymous', k=5) }}
+{{ kanon.release_table(ref('table_activity'), privacy_unit='user_id', dimensions=['day', 'action'],
+    hierarchies={'weekday': ref('table_hierarchy_branch')}) }}
