@@ -77,6 +77,9 @@ bench: $(STAMP)
 	cat target/bench_records.md >> BENCHMARKS.md
 	$(BIN)/python -m kanon_tools bench-table $(BENCH_TABLE_ARGS) --out target/bench_table.md
 	cat target/bench_table.md >> BENCHMARKS.md
+	$(BIN)/python -m kanon_tools bench-table --shape 3d --workdir target/bench_table3 $(BENCH_TABLE_ARGS) \
+	  --out target/bench_table3.md
+	cat target/bench_table3.md >> BENCHMARKS.md
 
 ## lock: re-resolve requirements.in into the pinned requirements.txt
 lock:
