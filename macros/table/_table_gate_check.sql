@@ -61,15 +61,19 @@
     {%- set lines = run_query(sql).rows[0][0] | int -%}
     {{ return((lines ~ " line(s) of the table have exactly one hidden cell, which their total gives away") if lines > 0 else '') }}
   {%- elif check == 'no_exact_disclosure' -%}
-    {#- set-based, as the search's own check: the cells numbered by node, then the hidden ones on
-        no protecting cube (bounded cubes first, every cube for the cells left), counted -#}
-    {%- set sql -%}
-      with {{ staged }},
-      {{ kanon._table_numbered_ctes('_k_staged', dims | map(attribute='top') | list, '_k_numbered', '_k_anc') }}
-      select count(*) from ({{ kanon._table_open_cells_sql(n, '_k_numbered', '_k_anc', 'true', k, lo,
-          kanon._table_pick_limit(), none, step) }}) as _k_open
-    {%- endset -%}
-    {%- set open = run_query(sql).rows[0][0] | int -%}
+    {#- set-based, as the search's own check, on temporary tables as the search's (the staged
+        cells, numbered by node, and the leaves' paths, each joined many times): the hidden cells
+        on no protecting cube (bounded cubes first, every cube for the cells left), counted -#}
+    {%- set suffix = local_md5(model.unique_id ~ invocation_id ~ 'gate')[:10] -%}
+    {%- set cells, t, anc = '_kanon_gc_' ~ suffix, '_kanon_gt_' ~ suffix, '_kanon_ga_' ~ suffix ~ '_' -%}
+    {%- set scratch = [cells, t] -%}
+    {%- for i in range(n) -%}{%- do scratch.append(anc ~ i) -%}{%- endfor -%}
+    {%- for name in scratch -%}{%- do run_query('drop table if exists ' ~ name) -%}{%- endfor -%}
+    {%- do run_query('create temporary table ' ~ cells ~ ' as with ' ~ staged ~ ' select * from _k_staged') -%}
+    {%- do kanon._table_numbered_tables(cells, dims | map(attribute='top') | list, t, anc) -%}
+    {%- set open = run_query('select count(*) from (' ~ kanon._table_open_cells_sql(n, t, anc, 'true', k, lo,
+        kanon._table_pick_limit(), none, step) ~ ') as _k_open').rows[0][0] | int -%}
+    {%- for name in scratch -%}{%- do run_query('drop table if exists ' ~ name) -%}{%- endfor -%}
     {{ return((open ~ " hidden cell(s) lie on no cube of hidden cells that could move"
         ~ (" by " ~ step if step > 1 else "") ~ " without changing a total: "
         ~ "the totals may give them away" ~ (" (or narrow them below the protection)" if step > 1 else "")) if open > 0 else '') }}

@@ -70,12 +70,7 @@
   {%- if ns.refused is none -%}
     {%- set ns.built = true -%}
     {%- do run_query('create temporary table ' ~ cells ~ ' as with ' ~ kanon._table_cells_ctes(plan) ~ ' select * from _k_table') -%}
-    {%- set numbered = kanon._table_numbered_ctes(cells, tops, '_k_numbered', '_k_anc') -%}
-    {%- do run_query('create temporary table ' ~ t ~ ' as with ' ~ numbered ~ " select _k_numbered.*, case when _k_status = 'published' then 0 else 1 end as _k_open from _k_numbered") -%}
-    {%- for i in range(n) -%}
-      {%- do run_query('create temporary table ' ~ anc ~ i ~ ' as with ' ~ numbered ~ ' select * from _k_anc' ~ i) -%}
-    {%- endfor -%}
-    {%- for name in [t] + scratch[5:] -%}{%- do kanon._table_analyze(name) -%}{%- endfor -%}
+    {%- do kanon._table_numbered_tables(cells, tops, t, anc, ", case when _k_status = 'published' then 0 else 1 end as _k_open") -%}
   {%- else -%}
     {%- set ns.done = true -%}
   {%- endif -%}
@@ -289,4 +284,18 @@
 {% macro _table_analyze(relation) %}
   {%- set sql = kanon._analyze_temporary(relation) -%}
   {%- if sql -%}{%- do run_query(sql) -%}{%- endif -%}
+{% endmacro %}
+
+{#- Temporary tables of the cells of `cells` (a table) numbered by node, `t` (with `extra`
+    columns, SQL after the cells' own), and of every leaf's path to the top, `anc`<i>
+    (_table_numbered_ctes), with their statistics: what the search and the gate's
+    no_exact_disclosure join, many times over, so each is computed once. -#}
+{% macro _table_numbered_tables(cells, tops, t, anc, extra='') %}
+  {%- set numbered = kanon._table_numbered_ctes(cells, tops, '_k_numbered', '_k_anc') -%}
+  {%- do run_query('create temporary table ' ~ t ~ ' as with ' ~ numbered ~ ' select _k_numbered.*' ~ extra ~ ' from _k_numbered') -%}
+  {%- do kanon._table_analyze(t) -%}
+  {%- for i in range(tops | length) -%}
+    {%- do run_query('create temporary table ' ~ anc ~ i ~ ' as with ' ~ numbered ~ ' select * from _k_anc' ~ i) -%}
+    {%- do kanon._table_analyze(anc ~ i) -%}
+  {%- endfor -%}
 {% endmacro %}
