@@ -17,7 +17,6 @@ import json
 import subprocess
 import sys
 from collections import defaultdict
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -458,10 +457,12 @@ def _write_csv(path: Path, header: list[str], rows: list[tuple[str, ...]]) -> No
 
 
 def _build_random(make_warehouse: Any, tmp_path_factory: pytest.TempPathFactory, name: str,
-                  examples: list[dict[str, Any]]) -> tuple[Warehouse, Any]:
+                  strategy: st.SearchStrategy[dict[str, Any]], count: int,
+                  ) -> tuple[Warehouse, list[dict[str, Any]], Any]:
     """Every example's events (and hierarchy) as seeds and its release as a model, built in one
     dbt invocation. A two-way example has events (person, r, c); a three-way one (person, g, a,
     c) and a `regions` hierarchy of g."""
+    examples = _draw(strategy, count)
     project_dir = copy_project(INTEGRATION, tmp_path_factory.mktemp(name) / "project")
     (project_dir / "packages.yml").write_text(f"packages:\n  - local: {ROOT}\n")
     seeds, models = project_dir / "seeds" / name, project_dir / "models" / name
@@ -486,15 +487,13 @@ def _build_random(make_warehouse: Any, tmp_path_factory: pytest.TempPathFactory,
     project.run("deps")
     result = project.run("build", "--select", f"path:seeds/{name}", f"path:models/{name}",
                          "package:kanon,path:models/audit", expect_ok=None)
-    return wh, result
+    return wh, examples, result
 
 
 @pytest.fixture(scope="module")
 def random_built(make_warehouse: Any, tmp_path_factory: pytest.TempPathFactory,
-                 ) -> Iterator[tuple[Warehouse, list[dict[str, Any]], Any]]:
-    examples = _draw(_random_table(), RANDOM_EXAMPLES)
-    wh, result = _build_random(make_warehouse, tmp_path_factory, "table_random", examples)
-    yield wh, examples, result
+                 ) -> tuple[Warehouse, list[dict[str, Any]], Any]:
+    return _build_random(make_warehouse, tmp_path_factory, "table_random", _random_table(), RANDOM_EXAMPLES)
 
 
 def test_random_tables_disclose_nothing_to_the_lp_audit(
@@ -566,10 +565,8 @@ def _large_random_table(draw: st.DrawFn) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def large_random_built(make_warehouse: Any, tmp_path_factory: pytest.TempPathFactory,
-                       ) -> Iterator[tuple[Warehouse, list[dict[str, Any]], Any]]:
-    examples = _draw(_large_random_table(), LARGE_EXAMPLES)
-    wh, result = _build_random(make_warehouse, tmp_path_factory, "table_large", examples)
-    yield wh, examples, result
+                       ) -> tuple[Warehouse, list[dict[str, Any]], Any]:
+    return _build_random(make_warehouse, tmp_path_factory, "table_large", _large_random_table(), LARGE_EXAMPLES)
 
 
 def test_the_batched_search_discloses_nothing_on_larger_random_tables(
@@ -729,10 +726,8 @@ def _three_way_truth(table: dict[str, Any]) -> dict[tuple[tuple[int, str | None]
 
 @pytest.fixture(scope="module")
 def three_way_built(make_warehouse: Any, tmp_path_factory: pytest.TempPathFactory,
-                    ) -> Iterator[tuple[Warehouse, list[dict[str, Any]], Any]]:
-    drawn = _draw(_random_three_way(), THREE_WAY_EXAMPLES)
-    wh, result = _build_random(make_warehouse, tmp_path_factory, "table_three", drawn)
-    yield wh, drawn, result
+                    ) -> tuple[Warehouse, list[dict[str, Any]], Any]:
+    return _build_random(make_warehouse, tmp_path_factory, "table_three", _random_three_way(), THREE_WAY_EXAMPLES)
 
 
 def test_random_three_way_tables_with_subtotals_disclose_nothing(
