@@ -1,12 +1,13 @@
 """kanon.release_table on DuckDB and Postgres: the issue's worked example cell for cell, a
-three-way table with a hierarchy's subtotals, the audit trail, the attacker's LP audit
-(kanon_tools.attack, independent of the SQL that chose the pattern) on what was published, the
-gate's refusals, bad inputs, odd labels, and random tables of two and three dimensions.
+three-way table with a hierarchy's subtotals, a linked pair of tables, the audit trail, the
+attacker's LP audit (kanon_tools.attack, independent of the SQL that chose the pattern) on what
+was published, the gate's refusals, bad inputs, odd labels, and random tables of two and three
+dimensions and random linked pairs.
 
 Fixtures: integration_tests/seeds/table (the worked example's events; odd labels; patrons by
-branch, age band and action with a branch hierarchy) and integration_tests/models/table. One
-build per warehouse, one run of the refusals, one of the bad inputs, a few CLI calls; the random
-tables are two more builds, on DuckDB.
+branch, age band and action with a branch hierarchy; people by day, kind and branch for the
+linked pair) and integration_tests/models/table. One build per warehouse, one run of the
+refusals, one of the bad inputs, a few CLI calls; the random tables are more builds, on DuckDB.
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ WORKED = {
 HIDDEN = {("Mon", "Follows"): "PRIMARY", ("Tue", "Saves"): "PRIMARY", ("Thu", "Saves"): "PRIMARY",
           ("Thu", "Follows"): "PRIMARY", ("Mon", "Saves"): "SECONDARY", ("Tue", "Follows"): "SECONDARY"}
 PLAN_KEYS = {"kind", "k", "relation", "privacy_unit", "count_rows", "dimension_columns", "hierarchies", "count_column",
-             "hide_zeros", "total_label", "null_unit", "protection", "step", "dimensions", "cells", "primary",
+             "hide_zeros", "total_label", "null_unit", "protection", "step", "linked", "dimensions", "cells", "primary",
              "secondary", "published", "non_additive_totals", "rounds", "search_seconds", "refused"}
 EXPECTED = Path(__file__).parent / "expected"
 
@@ -218,6 +219,8 @@ def test_the_gate_refuses_tampered_long_forms_and_keeps_the_previous_release(
         "table_tampered_protection": ("no_exact_disclosure",
                                       "2 hidden cell(s) lie on no cube of hidden cells that could move by 3"),
         "table_worked": ("null_unit", "2 event(s) have a NULL privacy unit and null_unit='error'"),
+        "table_linked_tampered": ("no_exact_disclosure", "5 hidden cell(s) lie on no cube of hidden cells"),
+        "table_linked_stale": ("table_search", "4 cell(s) of the linked table table_linked_branch_alone"),
     }
     releases = wh.relation("kanon_audit_releases", AUDIT)
     for model, (check, reason) in expected.items():
@@ -230,7 +233,7 @@ def test_the_gate_refuses_tampered_long_forms_and_keeps_the_previous_release(
     published = {name for (name,) in wh.query(
         "select table_name from information_schema.tables where table_schema = '" + wh.schema + "'")}
     assert not {"table_tampered_below_k", "table_tampered_line", "table_tampered_bridge", "table_missing_leaf",
-                "table_tampered_protection"} & published
+                "table_tampered_protection", "table_linked_tampered", "table_linked_stale"} & published
 
 
 def test_events_without_a_person_are_left_out_and_counted(built: tuple[DbtProject, Warehouse]) -> None:
@@ -297,6 +300,14 @@ def test_the_attack_command_reads_the_mart_through_dbt(built: tuple[DbtProject, 
     assert promised.returncode == 0, promised.stdout + promised.stderr
     assert "7 hidden (4 primary, 3 secondary); 0 exact disclosure(s), 0 narrower than 3" in promised.stdout
     assert "every one is at least 3 wide" in promised.stdout
+    # a linked pair, audited together: safe; with day x branch released alone, not
+    pair = attack("--report", "table_linked_kind", "--report", "table_linked_branch")
+    assert pair.returncode == 0, pair.stdout + pair.stderr
+    assert "OK: no hidden cell of table_linked_kind, table_linked_branch can be worked out exactly" in pair.stdout
+    unsafe = attack("--report", "table_linked_kind", "--report", "table_linked_branch_alone")
+    assert unsafe.returncode == 1, unsafe.stdout + unsafe.stderr
+    assert ("FAIL: 2 hidden quantities of table_linked_kind, table_linked_branch_alone can be worked out exactly"
+            in unsafe.stderr)
 
 
 
@@ -388,6 +399,53 @@ def test_a_protection_width_hides_more_and_the_audit_agrees(built: tuple[DbtProj
     assert (plan["protection"], plan["step"]) == (3, 3)
 
 
+# --- linked tables: day x kind, then day x branch linked to it (the same 123 people) ---
+
+# (row, column) displays of each mart: Thursday's 3 people are hidden with their day total; day x
+# kind pairs Thursday with Friday. Alone, day x branch pairs it with Wednesday and publishes
+# Friday's day total, which gives Thursday's away in day x kind; linked, it hides Friday's too.
+LINKED = {
+    "table_linked_kind": {"Mon": ["20", "20", "40"], "Tue": ["20", "20", "40"], "Wed": ["10", "10", "20"],
+                          "Thu": ["<5", "<5", "<5"], "Fri": ["·", "·", "·"], "Total": ["66", "57", "123"]},
+    "table_linked_branch": {"Mon": ["20", "20", "40"], "Tue": ["20", "20", "40"], "Wed": ["15", "5", "20"],
+                            "Thu": ["<5", "<5", "<5"], "Fri": ["·", "·", "·"], "Total": ["66", "57", "123"]},
+    "table_linked_branch_alone": {"Mon": ["20", "20", "40"], "Tue": ["20", "20", "40"], "Wed": ["15", "·", "·"],
+                                  "Thu": ["<5", "<5", "<5"], "Fri": ["·", "·", "20"], "Total": ["66", "57", "123"]},
+}
+
+
+def test_a_linked_pair_is_searched_together_and_safe_together(built: tuple[DbtProject, Warehouse]) -> None:
+    """The pinned patterns on both warehouses, every count Python's; each table alone passes the
+    LP audit, and so does the linked pair audited as one system, while the pair with day x branch
+    released alone gives Thursday's day total away (the audit, independent of the SQL, finds it)."""
+    _, wh = built
+    for model, marks in LINKED.items():
+        column = "kind" if model.endswith("kind") else "branch"
+        truth = _counts(_truth(SEEDS / "table_linked_events.csv", "person", "day", column))
+        rows = _mart(wh, model)
+        labels = [*sorted({row[column] for row in rows if row[f"{column}_level"] == 0}), "Total"]
+        shown = {(row["day"], row[column]): row["display"] for row in rows}
+        assert {day: [shown[(day, c)] for c in labels] for day in marks} == marks, model
+        for row in rows:
+            key = ((int(row["day_level"]), row["day"] if row["day_level"] == 0 else None),
+                   (int(row[f"{column}_level"]), row[column] if row[f"{column}_level"] == 0 else None))
+            assert row["people"] == (truth[key] if row["status"] == "published" else None), (model, row)
+    pair = [_emitted(wh, model, 5) for model in ("table_linked_kind", "table_linked_branch")]
+    alone = _emitted(wh, "table_linked_branch_alone", 5)
+    for table in (*pair, alone):
+        assert attack_report.audit(table)[1] == []
+    assert attack_report.audit_many(pair)[1] == []
+    found = attack_report.audit_many([pair[0], alone])[1]
+    # Thursday's day total (the grand total less four published), and Wednesday North (Wednesday's
+    # total, published by day x kind, less Wednesday East)
+    assert sorted((f.key, f.reason) for f in found) == [
+        (("branch", "0", '"North"', "day", "0", '"Wed"'), "exact"), (("day", "0", '"Thu"'), "exact")]
+    plan = _plan(wh, "table_linked_branch")
+    assert plan["linked"]["model"] == "table_linked_kind" and plan["linked"]["dimension"] == "kind"
+    assert (plan["primary"], plan["secondary"], plan["cells"]) == (3, 3, 18)  # its own cells only
+    assert _plan(wh, "table_linked_kind")["linked"] is None
+
+
 BAD_INPUTS = {
     "bad_table_one_dimension": "dimensions must be a list of two or more column names, got ['day']",
     "bad_table_both_ways": "give dimensions=[...] or row_dimension and column_dimension, not both",
@@ -399,6 +457,12 @@ BAD_INPUTS = {
     "bad_table_protection_too_wide":
         "protection=4 cannot be met: a cell marked <5 is known to lie in 1..4, an interval 3 wide",
     "bad_table_protection_negative": "protection must be a number of people above 0",
+    "bad_table_linked_not_list": "linked_to must be a list of tables released by kanon.release_table",
+    "bad_table_linked_two": "linked_to names 2 tables; kanon links a table to one other",
+    "bad_table_linked_not_a_table": "table_linked_events\" is not a table released by kanon.release_table",
+    "bad_table_linked_other_k": "was released with k=5 and hide_zeros=False; a linked table needs the same (k=4",
+    "bad_table_linked_nothing_own": "linked tables must share every dimension but one each",
+    "bad_table_linked_chain": "linked_to table_linked_branch is linked to another table itself; kanon searches a pair",
 }
 
 
@@ -456,6 +520,24 @@ def _write_csv(path: Path, header: list[str], rows: list[tuple[str, ...]]) -> No
         writer.writerows(rows)
 
 
+def _write_linked(seeds: Path, models: Path, events: str, first: str, second: str, table: dict[str, Any]) -> None:
+    """A linked pair's seeds and models: `first` = g (a) x, `second` = g (a) y linked to it, and
+    `second`_alone, the same without the link."""
+    _write_csv(seeds / f"{events}.csv", ["person", "g", "a", "x", "y"], table["events"])
+    hierarchy = ""
+    if table["regions"]:
+        _write_csv(seeds / f"{events}_h.csv", ["level_0", "level_1", "level_2"],
+                   [(leaf, region, "*") for leaf, region in table["regions"].items()])
+        hierarchy = f", hierarchies={{'g': ref('{events}_h')}}"
+    shared = "'g', 'a', " if table["shared_a"] else "'g', "
+    pairs = ((first, "x", ""), (second, "y", f", linked_to=[ref('{first}')]"), (f"{second}_alone", "y", ""))
+    for model, own, link in pairs:
+        (models / f"{model}.sql").write_text(
+            f"{{{{ config(materialized='k_anonymous', k={table['k']}) }}}}\n"
+            f"{{{{ kanon.release_table(ref('{events}'), privacy_unit='person', "
+            f"dimensions=[{shared}'{own}']{hierarchy}, hide_zeros={str(table['hide_zeros']).lower()}{link}) }}}}\n")
+
+
 def _build_random(make_warehouse: Any, tmp_path_factory: pytest.TempPathFactory, name: str,
                   strategy: st.SearchStrategy[dict[str, Any]], count: int,
                   ) -> tuple[Warehouse, list[dict[str, Any]], Any]:
@@ -470,6 +552,9 @@ def _build_random(make_warehouse: Any, tmp_path_factory: pytest.TempPathFactory,
     models.mkdir(parents=True)
     for i, table in enumerate(examples):
         options = f"k={table['k']}"
+        if table.get("linked"):
+            _write_linked(seeds, models, f"{name}_{i}", f"{name}_a_{i}", f"{name}_model_{i}", table)
+            continue
         if "regions" in table:
             _write_csv(seeds / f"{name}_{i}.csv", ["person", "g", "a", "c"], table["events"])
             _write_csv(seeds / f"{name}_{i}_h.csv", ["level_0", "level_1", "level_2"],
@@ -761,6 +846,79 @@ def test_random_three_way_tables_with_subtotals_disclose_nothing(
         _, found = attack_report.audit(_emitted(wh, model, table["k"], table["hide_zeros"]))
         assert [f for f in found if f.reason == "exact"] == [], (i, table)
     assert released >= THREE_WAY_EXAMPLES // 2, f"only {released} of {THREE_WAY_EXAMPLES} three-way tables released"
+
+
+# --- random linked pairs (DuckDB): the same people by g x and by g y, searched and audited together ---
+
+LINKED_EXAMPLES = 16
+
+
+@st.composite
+def _random_linked(draw: st.DrawFn) -> dict[str, Any]:
+    """Leaves g0.. (under regions as subtotals, or flat), sometimes a second shared dimension a,
+    two or three values of x and of y; 0 to ~8 people per leaf cell of g (a) x y, some in two
+    cells of their g (totals that are not sums) when `overlap`."""
+    leaves = draw(st.integers(3, 5))
+    regions = {f"g{i}": f"R{draw(st.integers(0, 1))}" for i in range(leaves)} if draw(st.booleans()) else None
+    shared_a = draw(st.booleans())
+    xs, ys = draw(st.integers(2, 3)), draw(st.integers(2, 3))
+    k = draw(st.sampled_from([3, 4, 5]))
+    overlap = draw(st.booleans())
+    events: list[tuple[str, ...]] = []
+    person = 0
+    for g in range(leaves):
+        for a in range(2 if shared_a else 1):
+            reused: list[str] = []
+            for x, y in itertools.product(range(xs), range(ys)):
+                for _ in range(draw(st.one_of(st.integers(0, 2), st.integers(0, 8)))):
+                    if overlap and reused and draw(st.booleans()):
+                        who = draw(st.sampled_from(reused))
+                    else:
+                        person += 1
+                        who = f"p{person}"
+                        reused.append(who)
+                    events.append((who, f"g{g}", f"a{a}", f"x{x}", f"y{y}"))
+    return {"k": k, "hide_zeros": draw(st.booleans()), "events": events, "regions": regions,
+            "shared_a": shared_a, "linked": True}
+
+
+@pytest.fixture(scope="module")
+def linked_built(make_warehouse: Any, tmp_path_factory: pytest.TempPathFactory,
+                 ) -> tuple[Warehouse, list[dict[str, Any]], Any]:
+    return _build_random(make_warehouse, tmp_path_factory, "table_linked", _random_linked(), LINKED_EXAMPLES)
+
+
+def test_random_linked_pairs_disclose_nothing_together(
+        linked_built: tuple[Warehouse, list[dict[str, Any]], Any]) -> None:
+    """Hypothesis-drawn pairs: the second table's shared totals carry the first's marks, and the LP
+    audit of the two as one system (independent of the SQL) finds no exact disclosure."""
+    wh, examples, result = linked_built
+    assert len(examples) == LINKED_EXAMPLES
+    together = unsafe_alone = 0
+    for i, table in enumerate(examples):
+        first, second = f"table_linked_a_{i}", f"table_linked_model_{i}"
+        if result.status(f"{PROJECT}.{first}") != "success":
+            assert f"refused to publish {PROJECT}.{first} (check table_search)" in result.output
+            continue
+        if result.status(f"{PROJECT}.{second}") != "success":
+            assert f"refused to publish {PROJECT}.{second} (check table_search)" in result.output
+            continue
+        together += 1
+        dims = ["g", "a"] if table["shared_a"] else ["g"]
+        shared = [{tuple((row[d], row[f"{d}_level"]) for d in dims): row["status"]
+                   for row in _mart(wh, model) if row[f"{own}_level"] == 1}
+                  for model, own in ((first, "x"), (second, "y"))]
+        assert shared[0] == shared[1] and shared[0], i
+        pair = [_emitted(wh, model, table["k"], table["hide_zeros"]) for model in (first, second)]
+        assert [f for f in attack_report.audit_many(pair)[1] if f.reason == "exact"] == [], (i, table)
+        if result.status(f"{PROJECT}.{second}_alone") == "success":
+            alone = _emitted(wh, f"{second}_alone", table["k"], table["hide_zeros"])
+            unsafe_alone += any(f.reason == "exact" for f in attack_report.audit_many([pair[0], alone])[1])
+    assert together >= LINKED_EXAMPLES // 2, f"only {together} of {LINKED_EXAMPLES} linked pairs released"
+    # the draws are ones where linking matters: released alone, some second tables give the
+    # first's hidden cells away
+    print(f"linked pairs: {together} of {LINKED_EXAMPLES} released together; {unsafe_alone} unsafe released alone")
+    assert unsafe_alone >= 1
 
 
 def test_the_screened_audit_finds_what_the_full_audit_finds() -> None:

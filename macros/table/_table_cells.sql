@@ -42,9 +42,26 @@
   {%- set lo = 0 if plan.hide_zeros else 1 -%}
 {{ kanon._table_events_cte(plan) }},
 
+{%- if plan.get('linked') %}
+{{ kanon._table_linked_cte(plan) }},
+
+{% endif -%}
 {% for d in plan.dims -%}
 {%- set i = loop.index0 -%}
+{%- if plan.get('linked') and i == plan.linked.glued -%}
+{#- the glued dimension: this table's tree (side '2') and the linked table's (side '1') -#}
+{{ kanon._table_chain_cte(d, i, '_k_events', "'2'", '_k_chain' ~ i ~ 'y') }},
+
+{{ kanon._table_linked_chain_cte(plan, '_k_chain' ~ i ~ 'x') }},
+
+_k_chain{{ i }} as (
+  select * from _k_chain{{ i }}y
+  union all
+  select * from _k_chain{{ i }}x
+),
+{%- else -%}
 {{ kanon._table_chain_cte(d, i, '_k_events') }},
+{%- endif %}
 
 {#- the dimension's nodes: every level of the values that have events -#}
 _k_nodes{{ i }} as (
@@ -97,17 +114,36 @@ _k_secondary as (
   {%- endif %}
 ),
 
+{#- linked (_table_linked): the linked table's cells, and this table's shared roots, keep the
+    statuses the linked mart publishes and cannot be hidden anew (_k_fixed) -#}
+{%- set z = plan.linked.glued if plan.get('linked') else none %}
 _k_marked as (
   select
     _k_cells.*,
     case
+      {%- if z is not none %}
+      when _k_a._k_status is not null then _k_a._k_status
+      when _k_r._k_status is not null then _k_r._k_status
+      {%- endif %}
       when _k_cells._k_n >= {{ lo }} and _k_cells._k_n < {{ plan.k }} then 'primary'
       when _k_secondary._k_l0 is not null then 'secondary'
       else 'published'
-    end as _k_status
+    end as _k_status,
+    {%- if z is not none %}
+    case when _k_a._k_status is not null or _k_r._k_status is not null or substr(_k_cells._k_k{{ z }}, 1, 1) = '1' then 1 else 0 end as _k_fixed
+    {%- else %}
+    0 as _k_fixed
+    {%- endif %}
   from _k_cells
   left join _k_secondary
     on {% for i in range(n) %}_k_secondary._k_l{{ i }} = _k_cells._k_l{{ i }} and _k_secondary._k_k{{ i }} = _k_cells._k_k{{ i }}{% if not loop.last %} and {% endif %}{% endfor %}
+  {%- if z is not none %}
+  left join _k_linked as _k_a
+    on {% for i in range(n) %}_k_a._k_l{{ i }} = _k_cells._k_l{{ i }} and _k_a._k_k{{ i }} = _k_cells._k_k{{ i }}{% if not loop.last %} and {% endif %}{% endfor %}
+  left join _k_linked as _k_r
+    on _k_cells._k_l{{ z }} = {{ plan.dims[z].top }} and _k_cells._k_k{{ z }} = '2' and _k_r._k_l{{ z }} = {{ plan.linked.top }} and _k_r._k_k{{ z }} = '1'
+    {%- for i in range(n) if i != z %} and _k_r._k_l{{ i }} = _k_cells._k_l{{ i }} and _k_r._k_k{{ i }} = _k_cells._k_k{{ i }}{% endfor %}
+  {%- endif %}
 ),
 
 {{ kanon._table_with_bounds('_k_marked', '_k_table', n) }}
@@ -118,49 +154,59 @@ _k_marked as (
     can be counted: left out (null_unit). -#}
 {% macro _table_events_cte(plan) %}
   {%- set q = kanon._quote -%}
+  {%- set z = plan.linked.glued if plan.get('linked') else none -%}
 _k_events as (
+  {%- for side, glued in ([('2', plan.dims[z].column), ('1', plan.linked.column)] if z is not none else [(none, none)]) %}
+  {% if not loop.first %}union all
+  {% endif -%}
   select
     {%- for d in plan.dims %}
-    coalesce(cast({{ q(d.column) }} as {{ dbt.type_string() }}), {{ kanon._null_key() }}) as _k_v{{ loop.index0 }},
+    {%- set value = 'coalesce(cast(' ~ q(glued if loop.index0 == z else d.column) ~ ' as ' ~ dbt.type_string() ~ '), ' ~ kanon._null_key() ~ ')' %}
+    {{ ("'" ~ side ~ "' || " ~ value) if loop.index0 == z else value }} as _k_v{{ loop.index0 }},
     {%- endfor %}
     {{ ('1' if plan.count_rows else q(plan.privacy_unit)) }} as _k_person
   from {{ plan.relation }}
   {%- if not plan.count_rows %}
   where {{ q(plan.privacy_unit) }} is not null
   {%- endif %}
+  {%- endfor %}
 )
 {%- endmacro %}
 
-{#- `_k_chain<i> as (...)`: every value of dimension `d` (column _k_v<i> of `events`) with its node
-    at every level: (_k_leaf, _k_l, _k_k, _k_pk). A flat dimension: the value, then the total.
-    With a hierarchy: the value's row of it, label by label, the top level being the total; a
-    value the hierarchy does not hold has no chain, so its events are in no cell (the search
-    refuses such a table: _table_search_refusal). -#}
-{% macro _table_chain_cte(d, i, events) %}
+{#- `_k_chain<i> as (...)` (or `name`): every value of dimension `d` (column _k_v<i> of `events`)
+    with its node at every level: (_k_leaf, _k_l, _k_k, _k_pk). A flat dimension: the value, then
+    the total. With a hierarchy: the value's row of it, label by label, the top level being the
+    total; a value the hierarchy does not hold has no chain, so its events are in no cell (the
+    search refuses such a table: _table_search_refusal). With `prefix` (SQL text: a linked
+    table's side, _table_linked), only the events' values of that side, and every key prefixed. -#}
+{% macro _table_chain_cte(d, i, events, prefix=none, name=none) %}
   {%- set q = kanon._quote -%}
   {%- set string = dbt.type_string() -%}
   {%- set nk = kanon._null_key() -%}
   {%- set total = "cast('' as " ~ string ~ ")" -%}
+  {%- set mark = (prefix ~ ' || ') if prefix is not none else '' -%}
+  {%- set side = (' where substr(_k_v' ~ i ~ ', 1, 1) = ' ~ prefix) if prefix is not none else '' -%}
   {%- if d.hierarchy is none -%}
-_k_chain{{ i }} as (
-  select distinct _k_v{{ i }} as _k_leaf, 0 as _k_l, _k_v{{ i }} as _k_k, {{ total }} as _k_pk from {{ events }}
+{{ name or ('_k_chain' ~ i) }} as (
+  select distinct _k_v{{ i }} as _k_leaf, 0 as _k_l, _k_v{{ i }} as _k_k, {{ mark }}{{ total }} as _k_pk from {{ events }}{{ side }}
   union all
-  select distinct _k_v{{ i }} as _k_leaf, 1 as _k_l, {{ total }} as _k_k, cast(null as {{ string }}) as _k_pk from {{ events }}
+  select distinct _k_v{{ i }} as _k_leaf, 1 as _k_l, {{ mark }}{{ total }} as _k_k, cast(null as {{ string }}) as _k_pk from {{ events }}{{ side }}
 )
   {%- else -%}
   {%- set label = "coalesce(cast(_k_h." ~ '{c}' ~ " as " ~ string ~ "), " ~ nk ~ ")" -%}
-_k_chain{{ i }} as (
+  {%- set leaf = mark ~ label.replace('{c}', q(d.level_columns[0])) -%}
+{{ name or ('_k_chain' ~ i) }} as (
   {%- for column in d.level_columns %}
   {%- set level = loop.index0 %}
   {% if not loop.first %}union all
   {% endif -%}
   select distinct
-    coalesce(cast(_k_h.{{ q(d.level_columns[0]) }} as {{ string }}), {{ nk }}) as _k_leaf,
+    {{ leaf }} as _k_leaf,
     {{ level }} as _k_l,
-    {{ total if loop.last else label.replace('{c}', q(column)) }} as _k_k,
-    {{ ("cast(null as " ~ string ~ ")") if loop.last else (total if level + 1 == d.top else label.replace('{c}', q(d.level_columns[level + 1]))) }} as _k_pk
+    {{ mark }}{{ total if loop.last else label.replace('{c}', q(column)) }} as _k_k,
+    {{ ("cast(null as " ~ string ~ ")") if loop.last else (mark ~ (total if level + 1 == d.top else label.replace('{c}', q(d.level_columns[level + 1])))) }} as _k_pk
   from {{ d.hierarchy }} as _k_h
-  where coalesce(cast(_k_h.{{ q(d.level_columns[0]) }} as {{ string }}), {{ nk }}) in (select _k_v{{ i }} from {{ events }})
+  where {{ leaf }} in (select _k_v{{ i }} from {{ events }})
   {%- endfor %}
 )
   {%- endif -%}

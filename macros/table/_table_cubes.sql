@@ -29,6 +29,10 @@
                move's support, _k_up), and a total may not fall to its largest child (kept
                even when that child falls too: stricter than needed, so sound)
 
+  A linked table's glued dimension (_table_linked, `glued` below) has two trees whose roots are
+  equal: there a move never goes from a leaf to its root alone, and a move from a leaf of one
+  tree to a leaf of the other raises both chains, both roots included.
+
   Along a move every line's sum of children minus its total is unchanged, so these are the
   only inequalities a move can break. The LP audit in Python (kanon_tools.attack) checks the
   result apart, without any of this.
@@ -85,7 +89,10 @@
     relation with a target's _k_p<j>, a leaf _k_a and a leaf or 0 _k_b, along dimension i), the
     level of their common ancestor (_k_lca; 1000000 for b = 0: every node above a moves), and
     their support: one row per node _k_s moved, its sign, whether its parent moves too (_k_up)
-    and which of its children moves with it (_k_down, NULL at a leaf). -#}
+    and which of its children moves with it (_k_down, NULL at a leaf). Two leaves without a
+    common ancestor (a linked table's glued dimension, one leaf of each tree: _table_linked)
+    move +1 both, each with every node above it up to its root, which keeps both trees' sums and
+    their roots equal. -#}
 {% macro _table_support_ctes(n, i, pairs, anc, prefix) -%}
 {%- set targets = kanon._table_target_columns(n, '_k_pr') -%}
 {{ prefix }}lca{{ i }} as (
@@ -101,7 +108,7 @@
 ),
 
 {{ prefix }}sup{{ i }} as (
-  {%- for side, sign in [('_k_a', 1), ('_k_b', -1)] %}
+  {%- for side, sign in [('_k_a', '1'), ('_k_b', 'case when _k_pr._k_lca = 1000000 then 1 else -1 end')] %}
   {% if not loop.first %}union all
   {% endif -%}
   select {{ targets }}, _k_pr._k_a, _k_pr._k_b, _k_pr._k_lca, _k_c._k_anc as _k_s, {{ sign }} as _k_sign,
@@ -127,7 +134,7 @@
     their leaves) are combined (the search's picks: every cube is a pick's candidate). Bounds only limit which cubes are
     tried: a cube found is checked whole (sound), and callers try the cells that found none
     again without bounds before anything is refused. -#}
-{% macro _table_cubes_sql(n, cells, anc, targets, k, lo, search, limit, moves, step=1) -%}
+{% macro _table_cubes_sql(n, cells, anc, targets, k, lo, search, limit, moves, step=1, glued=none) -%}
   {%- set targets_of = kanon._table_target_columns -%}
   with _k_p as (
     select
@@ -145,7 +152,7 @@
       case when _k_x._k_status = 'published' then _k_x._k_n else 0 end as _k_cost,
       case when _k_x._k_status = 'published' then 1 else 0 end as _k_new
     from {{ cells }} as _k_x
-    where _k_x._k_status <> 'published'{% if search %} or _k_x._k_n >= {{ k }}{% endif %}
+    where _k_x._k_status <> 'published'{% if search %} or (_k_x._k_n >= {{ k }} and _k_x._k_fixed = 0){% endif %}
   ),
 
   {% for i in range(n) -%}
@@ -184,8 +191,10 @@
     ) as _k_x
     inner join (
       select {{ targets_of(n, '_k_e') }}, _k_e._k_leaf as _k_b from _k_e{{ i }} as _k_e
+      {%- if i != glued %}
       union all
       select {{ targets_of(n, '_k_p') }}, 0 as _k_b from _k_p
+      {%- endif %}
     ) as _k_y
       on {{ kanon._table_same_target(n, '_k_x', '_k_y') }} and _k_y._k_b <> _k_x._k_a
   ),
@@ -399,7 +408,7 @@
     after each step are a relation of their own, so that a step's cubes are only ever built for
     its targets; the anti-joins are NOT EXISTS on equal keys. `cells` may be a CTE of the
     caller's query. -#}
-{% macro _table_open_cells_sql(n, cells, anc, target, k, lo, limit, moves, step=1) -%}
+{% macro _table_open_cells_sql(n, cells, anc, target, k, lo, limit, moves, step=1, glued=none) -%}
   {%- set same = [] -%}
   {%- for i in range(n) -%}{%- do same.append('{a}._k_d' ~ i ~ ' = {b}._k_p' ~ i) -%}{%- endfor -%}
   {%- set same = same | join(' and ') -%}
@@ -408,14 +417,14 @@
     where _k_t._k_status <> 'published' and ({{ target }})
   ),
 
-  _k_within as ({{ kanon._table_cubes_sql(n, cells, anc, '_k_targets', k, lo, false, limit, moves, step) }}),
+  _k_within as ({{ kanon._table_cubes_sql(n, cells, anc, '_k_targets', k, lo, false, limit, moves, step, glued) }}),
 
   _k_left as (
     select _k_t.* from _k_targets as _k_t
     where not exists (select 1 from _k_within as _k_w where {{ same.replace('{a}', '_k_t').replace('{b}', '_k_w') }})
   ),
 
-  _k_beyond as ({{ kanon._table_cubes_sql(n, cells, anc, '_k_left', k, lo, false, none, none, step) }})
+  _k_beyond as ({{ kanon._table_cubes_sql(n, cells, anc, '_k_left', k, lo, false, none, none, step, glued) }})
 
   select {% for i in range(n) %}_k_l._k_d{{ i }}{% if not loop.last %}, {% endif %}{% endfor %}
   from _k_left as _k_l

@@ -65,14 +65,28 @@
         cells, numbered by node, and the leaves' paths, each joined many times): the hidden cells
         on no protecting cube (bounded cubes first, every cube for the cells left), counted -#}
     {%- set suffix = local_md5(model.unique_id ~ invocation_id ~ 'gate')[:10] -%}
-    {%- set cells, t, anc = '_kanon_gc_' ~ suffix, '_kanon_gt_' ~ suffix, '_kanon_ga_' ~ suffix ~ '_' -%}
-    {%- set scratch = [cells, t] -%}
+    {%- set cells, t, anc, theirs = '_kanon_gc_' ~ suffix, '_kanon_gt_' ~ suffix, '_kanon_ga_' ~ suffix ~ '_', '_kanon_gl_' ~ suffix -%}
+    {%- set scratch = [cells, t, theirs] -%}
     {%- for i in range(n) -%}{%- do scratch.append(anc ~ i) -%}{%- endfor -%}
     {%- for name in scratch -%}{%- do run_query('drop table if exists ' ~ name) -%}{%- endfor -%}
+    {#- linked (_table_linked): checked together with the linked table's cells, their statuses
+        from its mart and their counts recounted from the events, once the mart is seen to agree -#}
+    {%- set searched = kanon._table_recorded_plan(plan, k) -%}
+    {%- set glued = none -%}
+    {%- if plan.get('linked') -%}
+      {%- set refused = kanon._table_linked_refusal(searched) -%}
+      {%- if refused -%}{{ return(refused.reason) }}{%- endif -%}
+      {%- set glued = plan.linked.glued -%}
+      {%- set keys = [] -%}
+      {%- for i in range(n) -%}{%- do keys.append('_k_l' ~ i ~ ', _k_k' ~ i ~ ', _k_pk' ~ i) -%}{%- endfor -%}
+      {%- do run_query('create temporary table ' ~ theirs ~ ' as with ' ~ kanon._table_cells_ctes(searched) ~ ' select ' ~ keys | join(', ')
+          ~ ", _k_n, _k_status from _k_table where substr(_k_k" ~ glued ~ ", 1, 1) = '1'") -%}
+      {%- set staged = kanon._table_staged_cte(plan, staging, theirs) -%}
+    {%- endif -%}
     {%- do run_query('create temporary table ' ~ cells ~ ' as with ' ~ staged ~ ' select * from _k_staged') -%}
-    {%- do kanon._table_numbered_tables(cells, dims | map(attribute='top') | list, t, anc) -%}
+    {%- do kanon._table_numbered_tables(cells, kanon._table_tops(searched), t, anc) -%}
     {%- set open = run_query('select count(*) from (' ~ kanon._table_open_cells_sql(n, t, anc, 'true', k, lo,
-        kanon._table_pick_limit(), none, step) ~ ') as _k_open').rows[0][0] | int -%}
+        kanon._table_pick_limit(), none, step, glued) ~ ') as _k_open').rows[0][0] | int -%}
     {%- for name in scratch -%}{%- do run_query('drop table if exists ' ~ name) -%}{%- endfor -%}
     {{ return((open ~ " hidden cell(s) lie on no cube of hidden cells that could move"
         ~ (" by " ~ step if step > 1 else "") ~ " without changing a total: "
@@ -140,23 +154,19 @@
 {#- _k_staged: the staged table's published rows in the search's terms (per dimension level,
     key and parent's key; the true count from _kanon_value, status), plus what they show (count,
     display, additive along each dimension as _k_said<i>) and each line's bounds. -#}
-{% macro _table_staged_cte(plan, staging) %}
+{% macro _table_staged_cte(plan, staging, linked_cells=none) %}
   {%- set q = kanon._quote -%}
   {%- set string = dbt.type_string() -%}
-  {%- set nk = kanon._null_key() -%}
-  {%- set total = "cast('' as " ~ string ~ ")" -%}
+  {%- set glued = plan.linked.glued if linked_cells else none -%}
 _k_staged_rows as (
   select
     {%- for d in plan.dimensions %}
     {%- set i = loop.index0 %}
-    {%- set level = 'cast(' ~ q(d.name ~ '_level') ~ ' as ' ~ dbt.type_int() ~ ')' %}
-    {{ level }} as _k_l{{ i }},
-    case when {{ level }} = {{ d.top }} then {{ total }} else coalesce(cast({{ q(d.name) }} as {{ string }}), {{ nk }}) end as _k_k{{ i }},
-    case
-      when {{ level }} = {{ d.top }} then cast(null as {{ string }})
-      when {{ level }} = {{ d.top - 1 }} then {{ total }}
-      else coalesce(cast({{ q(d.name ~ '_parent') if d.hierarchy is not none else 'null' }} as {{ string }}), {{ nk }})
-    end as _k_pk{{ i }},
+    {%- set node = kanon._table_node_sql('cast(' ~ q(d.name ~ '_level') ~ ' as ' ~ dbt.type_int() ~ ')', q(d.name),
+        q(d.name ~ '_parent') if d.hierarchy is not none else 'null', d.top, "'2'" if i == glued else none) %}
+    {{ node[0] }} as _k_l{{ i }},
+    {{ node[1] }} as _k_k{{ i }},
+    {{ node[2] }} as _k_pk{{ i }},
     {{ q(d.name ~ '_additive') }} as _k_said{{ i }},
     {%- endfor %}
     _kanon_value as _k_n,
@@ -166,7 +176,33 @@ _k_staged_rows as (
     cast({{ q('display') }} as {{ string }}) as _k_display
   from {{ staging }}
   where {{ kanon._long_form_is('release') }}
+  {%- if linked_cells %}
+  {#- with the linked table's cells (side '1' of the glued dimension, _table_linked) -#}
+  union all
+  select
+    {%- for d in plan.dimensions %}
+    _k_c._k_l{{ loop.index0 }}, _k_c._k_k{{ loop.index0 }}, _k_c._k_pk{{ loop.index0 }}, cast(null as {{ dbt.type_boolean() }}) as _k_said{{ loop.index0 }},
+    {%- endfor %}
+    _k_c._k_n,
+    _k_c._k_status,
+    case when _k_c._k_status = 'published' then 0 else 1 end as _k_hidden,
+    cast(null as {{ dbt.type_bigint() }}) as _k_shown,
+    cast(null as {{ string }}) as _k_display
+  from {{ linked_cells }} as _k_c
+  {%- endif %}
 ),
 
 {{ kanon._table_with_bounds('_k_staged_rows', '_k_staged', plan.dimensions | length) }}
 {%- endmacro %}
+
+{#- The plan release_table searched with, rebuilt from the one it recorded (_table_policy) with
+    the model's k: what the gate needs to recount a linked table's cells as the search did. -#}
+{% macro _table_recorded_plan(plan, k) %}
+  {%- set dims = [] -%}
+  {%- for d in plan.dimensions -%}
+    {%- do dims.append({'name': d.name, 'column': d.column, 'hierarchy': d.relation if d.hierarchy is not none else none,
+        'level_columns': d.level_columns, 'top': d.top}) -%}
+  {%- endfor -%}
+  {{ return({'relation': plan.relation, 'privacy_unit': plan.privacy_unit, 'count_rows': plan.count_rows, 'dims': dims, 'k': k,
+      'hide_zeros': plan.hide_zeros, 'linked': plan.get('linked')}) }}
+{% endmacro %}

@@ -12,7 +12,7 @@
   plan.step is how far every protecting cube must be able to move: 1, or `protection` rounded up.
 -#}
 {% macro _table_plan(who, relation, privacy_unit, dimensions, hierarchies, row_dimension, column_dimension, k, count_column,
-    count_rows, hide_zeros, total_label, null_unit, protection=none) %}
+    count_rows, hide_zeros, total_label, null_unit, protection=none, linked_to=none) %}
   {%- do kanon._check_relation(relation, 'relation', who) -%}
   {%- do kanon._check_k(k, who) -%}
   {%- do kanon._check_boolean(count_rows, 'count_rows', who) -%}
@@ -136,5 +136,6 @@
       'null_unit': null_unit,
       'protection': protection,
       'step': step,
+      'linked': kanon._table_linked_plan(who, linked_to, relation, source.columns, dims, k, hide_zeros),
   }) }}
 {% endmacro %}

@@ -3,7 +3,9 @@
     fingerprint  md5 of everything that changes what is published: k, the relation, the privacy
                  unit (or counting rows), the dimensions in order with the content of each
                  hierarchy, the count column, hide_zeros, the total label, null_unit and the
-                 protection width (with the step every protecting cube moves by);
+                 protection width (with the step every protecting cube moves by), and the
+                 table it is linked to (_table_linked: its mart, its own dimension, where it is
+                 glued), which the gate reads back to check the two together;
     plan         the JSON kept in kanon_audit_releases.release_plan: the policy, the dimensions
                  (name, column, top level, hierarchy: what the materialization snapshots and
                  what the gate reads back), and what the search did: cells, primary, secondary
@@ -23,7 +25,7 @@
       'kind': 'table', 'k': plan.k, 'relation': plan.relation | string, 'privacy_unit': plan.privacy_unit,
       'count_rows': plan.count_rows, 'dimension_columns': plan.dims | map(attribute='column') | list, 'hierarchies': hashes,
       'count_column': plan.count_column, 'hide_zeros': plan.hide_zeros, 'total_label': plan.total_label,
-      'null_unit': plan.null_unit, 'protection': plan.protection, 'step': plan.step} -%}
+      'null_unit': plan.null_unit, 'protection': plan.protection, 'step': plan.step, 'linked': plan.linked} -%}
   {%- set recorded = dict(policy) -%}
   {%- do recorded.update({
       'dimensions': dimensions,

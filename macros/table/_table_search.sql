@@ -48,7 +48,9 @@
   {%- set open_cells = '_kanon_to_' ~ suffix -%}
   {%- set secondaries = '_kanon_ts_' ~ suffix -%}
   {%- set n = plan.dims | length -%}
-  {%- set tops = plan.dims | map(attribute='top') | list -%}
+  {%- set tops = kanon._table_tops(plan) -%}
+  {#- a linked table's glued dimension, where no move reaches a root from one side only (_table_linked) -#}
+  {%- set glued = plan.linked.glued if plan.get('linked') else none -%}
   {%- set k = plan.k -%}
   {%- set lo = 0 if plan.hide_zeros else 1 -%}
   {%- set limit = kanon._table_pick_limit() -%}
@@ -78,7 +80,7 @@
   {%- for _ in range(kanon._table_conflict_rounds() + 2) if not ns.done -%}
     {#- 2. the open cells that are still open (in a table of their own, then flagged: semi-joins) -#}
     {%- do run_query('drop table if exists ' ~ open_cells) -%}
-    {%- do run_query('create temporary table ' ~ open_cells ~ ' as ' ~ kanon._table_open_cells_sql(n, t, anc, '_k_t._k_open = 1', k, lo, limit, none, plan.step)) -%}
+    {%- do run_query('create temporary table ' ~ open_cells ~ ' as ' ~ kanon._table_open_cells_sql(n, t, anc, '_k_t._k_open = 1', k, lo, limit, none, plan.step, glued)) -%}
     {%- do run_query('update ' ~ t ~ ' set _k_open = 0 where _k_open = 1') -%}
     {%- do run_query('update ' ~ t ~ ' set _k_open = 1 where (' ~ nodes ~ ') in (select ' ~ nodes ~ ' from ' ~ open_cells ~ ')') -%}
     {%- do kanon._table_analyze(t) -%}
@@ -92,11 +94,11 @@
       {%- set unpicked_sql = 'not exists (select 1 from ' ~ picks ~ ' as _k_q where ' ~ (picked | join(' and ')) ~ ')' -%}
       {%- set unpicked_count = 'select count(*) from ' ~ t ~ ' as _k_t where _k_t._k_open = 1 and ' ~ unpicked_sql -%}
       {%- do run_query('drop table if exists ' ~ picks) -%}
-      {%- do run_query('create temporary table ' ~ picks ~ ' as ' ~ kanon._table_picks_sql(n, t, anc, 'true', k, lo, limit, moves, plan.step)) -%}
+      {%- do run_query('create temporary table ' ~ picks ~ ' as ' ~ kanon._table_picks_sql(n, t, anc, 'true', k, lo, limit, moves, plan.step, glued)) -%}
       {%- do kanon._table_analyze(picks) -%}
       {%- set unpicked = run_query(unpicked_count).rows[0][0] | int -%}
       {%- if unpicked > 0 -%}
-        {%- do run_query('insert into ' ~ picks ~ ' ' ~ kanon._table_picks_sql(n, t, anc, unpicked_sql, k, lo, none, none, plan.step)) -%}
+        {%- do run_query('insert into ' ~ picks ~ ' ' ~ kanon._table_picks_sql(n, t, anc, unpicked_sql, k, lo, none, none, plan.step, glued)) -%}
         {%- set unpicked = run_query(unpicked_count).rows[0][0] | int -%}
       {%- endif -%}
       {%- if unpicked > 0 -%}
@@ -133,7 +135,8 @@
         ~ "coalesce(sum(case when _k_status = 'primary' then 1 else 0 end), 0), "
         ~ "coalesce(sum(case when _k_status = 'secondary' then 1 else 0 end), 0), "
         ~ "coalesce(sum(case when _k_status = 'published' then 1 else 0 end), 0), "
-        ~ "coalesce(sum(case when " ~ (non_additive | join(' or ')) ~ " then 1 else 0 end), 0) from " ~ t).rows[0] -%}
+        ~ "coalesce(sum(case when " ~ (non_additive | join(' or ')) ~ " then 1 else 0 end), 0) from " ~ t ~ " as _k_t where "
+        ~ kanon._table_own_cell(plan, '_k_t')).rows[0] -%}
   {%- else -%}
     {%- do run_query('create temporary table ' ~ secondaries ~ ' as ' ~ kanon._table_no_cells(n)) -%}
   {%- endif -%}
@@ -156,14 +159,17 @@
 {% macro _table_search_refusal(plan) %}
   {%- set q = kanon._quote -%}
   {%- for d in plan.dims if d.hierarchy is not none -%}
+    {%- set i = plan.dims.index(d) -%}
+    {#- a linked table's glued dimension: this table's side of the events (_table_linked) -#}
+    {%- set prefix = "'2'" if plan.get('linked') and i == plan.linked.glued else none -%}
     {%- set sql -%}
       with {{ kanon._table_events_cte(plan) }},
-      {{ kanon._table_chain_cte(d, plan.dims.index(d), '_k_events') }}
+      {{ kanon._table_chain_cte(d, i, '_k_events', prefix) }}
       select
         (select count(*) from _k_events
-         where not exists (select 1 from _k_chain{{ plan.dims.index(d) }} as _k_c where _k_c._k_leaf = _k_events._k_v{{ plan.dims.index(d) }})),
+         where {% if prefix %}substr(_k_events._k_v{{ i }}, 1, 1) = {{ prefix }} and {% endif %}not exists (select 1 from _k_chain{{ i }} as _k_c where _k_c._k_leaf = _k_events._k_v{{ i }})),
         (select count(*) from (
-          select _k_l, _k_k from (select distinct _k_l, _k_k, _k_pk from _k_chain{{ plan.dims.index(d) }}) as _k_n
+          select _k_l, _k_k from (select distinct _k_l, _k_k, _k_pk from _k_chain{{ i }}) as _k_n
           group by _k_l, _k_k having count(*) > 1) as _k_twice)
     {%- endset -%}
     {%- set found = run_query(sql).rows[0] -%}
@@ -176,7 +182,7 @@
           ~ "' have two parents (or a value two rows): a subtotal would not be the sum of its parts; fix the hierarchy (kanon's hierarchy tests find them)"}) }}
     {%- endif -%}
   {%- endfor -%}
-  {{ return(none) }}
+  {{ return(kanon._table_linked_refusal(plan) if plan.get('linked') else none) }}
 {% endmacro %}
 
 {#- How many leaves per line and kind (hidden, publishable) a move may end at in a first try
@@ -206,14 +212,14 @@
 {#- A select of every open cell's cheapest protecting cube (one row per open cell of `t` meeting
     `target`, a condition on `_k_t`): the cell (_k_p<i>, _k_pn), its moves (_k_a<i>, _k_b<i>) and
     the cost, the counts it newly hides; ties by the moves' leaves, dimension by dimension. -#}
-{% macro _table_picks_sql(n, t, anc, target, k, lo, limit, moves, step=1) -%}
+{% macro _table_picks_sql(n, t, anc, target, k, lo, limit, moves, step=1, glued=none) -%}
   {%- set order = [] -%}
   {%- for i in range(n) -%}{%- do order.append('_k_c._k_a' ~ i) -%}{%- do order.append('_k_c._k_b' ~ i) -%}{%- endfor -%}
   select * from (
     select
       _k_c.*,
       row_number() over (partition by {{ kanon._table_target_columns(n, '_k_c') }} order by _k_c._k_cost, {{ order | join(', ') }}) as _k_pick
-    from ({{ kanon._table_cubes_sql(n, t, anc, '(select * from ' ~ t ~ ' as _k_t where _k_t._k_open = 1 and (' ~ target ~ '))', k, lo, true, limit, moves, step) }}) as _k_c
+    from ({{ kanon._table_cubes_sql(n, t, anc, '(select * from ' ~ t ~ ' as _k_t where _k_t._k_open = 1 and (' ~ target ~ '))', k, lo, true, limit, moves, step, glued) }}) as _k_c
   ) as _k_ranked
   where _k_pick = 1
 {%- endmacro %}

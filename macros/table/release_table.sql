@@ -31,20 +31,23 @@
     hide_zeros=false,
     total_label='Total',
     null_unit='ignore',
-    protection=none
+    protection=none,
+    linked_to=none
 ) -%}
   {{ return(adapter.dispatch('release_table', 'kanon')(
       relation, privacy_unit, dimensions, hierarchies, row_dimension, column_dimension, k, count_column, count_rows, hide_zeros,
-      total_label, null_unit, protection)) }}
+      total_label, null_unit, protection, linked_to)) }}
 {%- endmacro %}
 
 {% macro default__release_table(relation, privacy_unit, dimensions, hierarchies, row_dimension, column_dimension, k, count_column,
-    count_rows, hide_zeros, total_label, null_unit, protection) -%}
+    count_rows, hide_zeros, total_label, null_unit, protection, linked_to) -%}
   {#- At parse time only the kind, the audit dependency and what a reader of the table must know
       to read its marks (are zeros hidden?) and what it promises (the protection width) are
-      recorded: kanon_tools' attack reads them. -#}
+      recorded: kanon_tools' attack reads them; and whether it is linked, which another table
+      linking to it must know (_table_linked_plan). -#}
   {%- if not execute -%}
-    {%- do config(kanon_table={'hide_zeros': hide_zeros is sameas true, 'protection': protection}) -%}
+    {%- do config(kanon_table={'hide_zeros': hide_zeros is sameas true, 'protection': protection,
+        'linked': linked_to is not none and linked_to is not string and linked_to is not mapping and linked_to | length > 0}) -%}
     {{ return(kanon._release_at_parse_time('table')) }}
   {%- endif -%}
   {%- set who = kanon._who('kanon.release_table') -%}
@@ -55,7 +58,7 @@
   {%- endif -%}
   {%- set k, count_column = kanon._release_config_defaults(k, count_column, true, who) -%}
   {%- set plan = kanon._table_plan(who, relation, privacy_unit, dimensions, hierarchies, row_dimension, column_dimension, k,
-      count_column, count_rows, hide_zeros, total_label, null_unit, protection) -%}
+      count_column, count_rows, hide_zeros, total_label, null_unit, protection, linked_to) -%}
   {%- set search = kanon._table_search(plan) -%}
   {{ return(kanon._table_long_form(plan, search, kanon._table_policy(plan, search))) }}
 {%- endmacro %}
@@ -73,14 +76,18 @@
   {%- set labels = [] -%}
   {%- for d in plan.dims -%}
     {%- set i = loop.index0 -%}
-    {%- set label = 'case when ' ~ cells ~ '._k_l' ~ i ~ ' = ' ~ d.top ~ ' then ' ~ total ~ ' when ' ~ cells ~ '._k_k' ~ i ~ ' = ' ~ nk
-        ~ ' then null else ' ~ cells ~ '._k_k' ~ i ~ ' end' -%}
+    {#- a linked table's glued dimension: its own side's keys, without the side (_table_linked) -#}
+    {%- set glued = plan.get('linked') and i == plan.linked.glued -%}
+    {%- set key = ('substr(' ~ cells ~ '._k_k' ~ i ~ ', 2)') if glued else (cells ~ '._k_k' ~ i) -%}
+    {%- set parent = ('substr(' ~ cells ~ '._k_pk' ~ i ~ ', 2)') if glued else (cells ~ '._k_pk' ~ i) -%}
+    {%- set label = 'case when ' ~ cells ~ '._k_l' ~ i ~ ' = ' ~ d.top ~ ' then ' ~ total ~ ' when ' ~ key ~ ' = ' ~ nk
+        ~ ' then null else ' ~ key ~ ' end' -%}
     {%- do labels.append((d.name, label, '_k_l' ~ i)) -%}
     {%- do columns.append('cast(' ~ label ~ ' as ' ~ string ~ ') as ' ~ q(d.name)) -%}
     {%- do columns.append('cast(' ~ cells ~ '._k_l' ~ i ~ ' as ' ~ dbt.type_int() ~ ') as ' ~ q(d.name ~ '_level')) -%}
     {%- if d.hierarchy is not none -%}
       {%- do columns.append('cast(case when ' ~ cells ~ '._k_l' ~ i ~ ' = ' ~ d.top ~ ' then null when ' ~ cells ~ '._k_l' ~ i ~ ' = ' ~ (d.top - 1)
-          ~ ' then ' ~ total ~ ' when ' ~ cells ~ '._k_pk' ~ i ~ ' = ' ~ nk ~ ' then null else ' ~ cells ~ '._k_pk' ~ i ~ ' end as ' ~ string ~ ') as '
+          ~ ' then ' ~ total ~ ' when ' ~ parent ~ ' = ' ~ nk ~ ' then null else ' ~ parent ~ ' end as ' ~ string ~ ') as '
           ~ q(d.name ~ '_parent')) -%}
     {%- endif -%}
   {%- endfor -%}
@@ -97,7 +104,7 @@
 {#- The long form of a table release: every cell of the plan's table with the search's
     secondaries hidden, the hidden cells' audit groups and the facts. -#}
 {% macro _table_long_form(plan, search, policy) -%}
-  {%- set published = kanon._table_published(plan, '_k_table') -%}
+  {%- set published = kanon._table_published(plan, '_k_own') -%}
   {%- set nulls = [] -%}
   {%- for column in published.columns -%}{%- do nulls.append('null as ' ~ column.split(' as ')[-1] ~ ',') -%}{%- endfor -%}
   {%- set nulls = nulls | join('\n    ') -%}
@@ -108,7 +115,12 @@
     {%- do levels.append((name, level, false)) -%}
   {%- endfor -%}
 with
-{{ kanon._table_cells_ctes(plan, search.secondaries) }}
+{{ kanon._table_cells_ctes(plan, search.secondaries) }},
+
+{#- this table's own cells (a linked table's are only searched with them: _table_linked) -#}
+_k_own as (
+  select * from _k_table where {{ kanon._table_own_cell(plan, '_k_table') }}
+)
 {# every cell, its count shown only when published #}
 select
   {{ published.columns | join(',\n  ') }},
@@ -117,12 +129,12 @@ select
       'labels': kanon._json_object(labels),
       'levels': kanon._json_object(levels),
       'value': '_k_n'}) }}
-from _k_table
+from _k_own
 union all
 {# the facts: cells by fate (counts of cells, never a hidden cell's count) ... #}
-{{ kanon._long_form_fact(nulls, 'cells_passed', "coalesce(sum(case when _k_status = 'published' then 1 else 0 end), 0)", source='_k_table') }}
+{{ kanon._long_form_fact(nulls, 'cells_passed', "coalesce(sum(case when _k_status = 'published' then 1 else 0 end), 0)", source='_k_own') }}
 union all
-{{ kanon._long_form_fact(nulls, 'cells_suppressed', "coalesce(sum(case when _k_status = 'published' then 0 else 1 end), 0)", source='_k_table') }}
+{{ kanon._long_form_fact(nulls, 'cells_suppressed', "coalesce(sum(case when _k_status = 'published' then 0 else 1 end), 0)", source='_k_own') }}
 union all
 {# ... the events without a person (left out; null_unit says whether that refuses the release) ... #}
 {{ kanon._long_form_fact(nulls, 'events_null_unit',

@@ -17,7 +17,12 @@ linear programs (a few per group, then two per cell those did not settle), which
 of 100,000 cells needs. The audit is independent of the SQL that chose the
 pattern: it sees only what is published.
 
-What it does not model: differencing against other releases, and outside knowledge.
+Each hidden cell's bounds come from its mark under one `Knowledge`, unless `limits` gives them:
+kanon_tools.attack_report links several reports that share margins into one system, where a
+quantity hidden in several is held to every report's marks (their k may differ).
+
+What it does not model: releases it is not given (other months, tables not linked in), and
+outside knowledge.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from scipy.optimize import linprog
 from scipy.sparse import csr_matrix
 
 Key = tuple[str, ...]
+Bounds = tuple[float, float | None]  # a hidden cell's lowest and highest value (None: unbounded)
 Row = tuple[NDArray[np.float64], float]  # a linear row over hidden cells, and its right-hand side
 
 # the width below which an interval holds only one whole number, with room for LP round-off
@@ -214,8 +220,10 @@ def _sparse(rows: Sequence[_Sparse], size: int) -> tuple[Any, NDArray[np.float64
     return csr_matrix((data, indices, indptr), shape=(len(rows), size)), np.array([rhs for _, _, rhs in rows])
 
 
-def _programs(cells: Mapping[Key, Cell], relations: Sequence[Relation], knowledge: Knowledge) -> list[_Program]:
-    """Checks what is published, then one program per linked group of hidden cells."""
+def _programs(cells: Mapping[Key, Cell], relations: Sequence[Relation], knowledge: Knowledge,
+              limits: Mapping[Key, Bounds] | None = None) -> list[_Program]:
+    """Checks what is published, then one program per linked group of hidden cells, each cell
+    bounded by `limits` where given, else by its mark."""
     _check(cells, relations)
     hidden = [key for key, cell in cells.items() if cell.value is None]
     for relation in relations:  # fully published relations must hold as they are
@@ -243,7 +251,9 @@ def _programs(cells: Mapping[Key, Cell], relations: Sequence[Relation], knowledg
                 inequalities += [_sparse_row(row) for row in u]
         a_eq, b_eq = _sparse(equalities, len(group))
         a_ub, b_ub = _sparse(inequalities, len(group))
-        programs.append(_Program(group, a_ub, b_ub, a_eq, b_eq, [knowledge.bounds(cells[key].status) for key in group]))
+        bounds = [limits[key] if limits is not None and key in limits else knowledge.bounds(cells[key].status)
+                  for key in group]
+        programs.append(_Program(group, a_ub, b_ub, a_eq, b_eq, bounds))
     return programs
 
 
@@ -270,11 +280,11 @@ def _ends(program: _Program, i: int) -> tuple[float, float | None, list[NDArray[
     return low, high, seen
 
 
-def intervals(cells: Mapping[Key, Cell], relations: Sequence[Relation],
-              knowledge: Knowledge) -> dict[Key, Interval]:
+def intervals(cells: Mapping[Key, Cell], relations: Sequence[Relation], knowledge: Knowledge,
+              limits: Mapping[Key, Bounds] | None = None) -> dict[Key, Interval]:
     """Every hidden cell's feasible interval given the published table (see the module doc)."""
     out: dict[Key, Interval] = {}
-    for program in _programs(cells, relations, knowledge):
+    for program in _programs(cells, relations, knowledge, limits):
         for i, key in enumerate(program.keys):
             low, high, _ = _ends(program, i)
             out[key] = Interval(key, cells[key].status, low, high)
@@ -304,7 +314,7 @@ SCREENING_ROUNDS = 12
 
 
 def audit(cells: Mapping[Key, Cell], relations: Sequence[Relation], knowledge: Knowledge,
-          min_width: float = 0.0) -> list[Finding]:
+          min_width: float = 0.0, limits: Mapping[Key, Bounds] | None = None) -> list[Finding]:
     """The findings of `findings(intervals(...), min_width)`, without two LPs for every hidden cell.
 
     Any feasible solution of a group's program bounds each cell's interval from inside: its
@@ -316,12 +326,14 @@ def audit(cells: Mapping[Key, Cell], relations: Sequence[Relation], knowledge: K
     cells left unsettled get their two LPs, whose solutions settle others in turn. The findings
     are exactly those of the full audit (settled cells have none; the rest are solved exactly);
     only the number of LPs differs: about 2 x SCREENING_ROUNDS per group plus two per cell left,
-    instead of two per hidden cell. The signs are drawn from a fixed seed, so a run is repeatable."""
+    instead of two per hidden cell. The signs are drawn from a fixed seed, so a run is repeatable.
+    `limits`: each hidden cell's bounds where not its mark's under `knowledge` (as in intervals)."""
     out: list[Finding] = []
     published = sum(cell.value or 0 for cell in cells.values())
-    cap = 4.0 * (published + knowledge.k * (len(cells) + 1) + 1)
+    floor = max([knowledge.k, *(low for low, _ in (limits or {}).values())])  # keeps the cap above every bound
+    cap = 4.0 * (published + floor * (len(cells) + 1) + 1)
     rng = np.random.default_rng(12)
-    for program in _programs(cells, relations, knowledge):
+    for program in _programs(cells, relations, knowledge, limits):
         size = len(program.keys)
         seen = _Seen(np.full(size, np.inf), np.full(size, -np.inf), min_width)
         capped = [(lo, cap if hi is None else hi) for lo, hi in program.bounds]

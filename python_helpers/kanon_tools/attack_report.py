@@ -10,10 +10,31 @@ or its mark, whether each total is additive along each dimension, k and whether 
 hidden. It then asks kanon_tools.attack, for every hidden cell, for the lowest and highest value
 consistent with all of it (scipy's HiGHS), independently of the SQL that chose the pattern.
 
+Linked reports (issue 12, overlapping slices):
+
+    python -m kanon_tools attack --report by_day_kind --report by_day_branch [--protection 2]
+
+Tables released from the same events that share dimensions share their margins: by_day_kind's
+(Mon, Total) and by_day_branch's (Mon, Total) are both the people of Monday, and an attacker
+reads them together. So, given several reports, the audit solves them as one system: each
+report's cells and relations as above, and a cell of one report and a cell of another are one
+unknown when they count the same people, that is when they agree on every dimension both have
+(same name, in any case; same level and label) and each is at its total in every dimension the
+other lacks. A dimension at its top level counts everyone, as a dimension a report lacks does:
+so each cell is keyed by the (name, level, label) of its dimensions not at their top (`canonical`),
+and cells of different reports with one key are one quantity (within a report the keys are
+unique). A quantity one report publishes is known to the attacker of every other; two reports
+publishing it with different counts, or one publishing a count another's mark rules out, were
+not released from the same events (exit 1). A quantity hidden in several is held to every
+report's mark and k at once, and to the widest protection width among them (--protection when
+wider). Findings name every report and cell the quantity is, never a value. One report is
+audited exactly as before.
+
 Prints counts and the keys (labels) of the cells found, never a hidden value or an interval (an
 interval would narrow a hidden value down). Exit codes: 0 no hidden cell can be worked out
 exactly (and, with --protection W, every interval is at least W wide); 1 a finding, a table
-that contradicts itself, or no project, database or such table, in one line; 2 bad arguments.
+that contradicts itself, reports that disagree, or no project, database or such table, in one
+line; 2 bad arguments.
 """
 
 from __future__ import annotations
@@ -28,6 +49,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kanon_tools.attack import (
+    Bounds,
     Cell,
     Finding,
     InconsistentTable,
@@ -261,24 +283,208 @@ def width(emitted: Mapping[str, Any], asked: float) -> float:
     return max(asked, float(promised)) if isinstance(promised, (int, float)) else asked
 
 
-def run_attack(args: argparse.Namespace) -> int:
-    emitted = _operation(args, COMMAND, MACRO, {"report": args.report})
-    args.protection = width(emitted, args.protection)
+def canonical(names: Sequence[str], tops: Sequence[int], key: Key) -> Key:
+    """A cell as a quantity whatever report publishes it: (name in lower case, level, JSON label)
+    of each of its dimensions not at its top level `tops[i]`, in order of name. A dimension at its
+    top counts everyone, as one the report lacks does, so it drops out: cells of two reports of
+    the same events with the same canonical key count the same people."""
+    sides = sorted((name.lower(), key[2 * i], key[2 * i + 1])
+                   for i, name in enumerate(names) if int(key[2 * i]) != tops[i])
+    return tuple(x for side in sides for x in side)
+
+
+@dataclass(frozen=True)
+class LinkedReport:
+    """One report of a linked audit: its name, cells (by its own keys), top levels, marks' meaning
+    and the protection width it is held to."""
+
+    name: str
+    cells: dict[Key, Cell]
+    tops: list[int]
+    knowledge: Knowledge
+    width: float
+
+
+@dataclass(frozen=True)
+class Linked:
+    """Several reports of the same events as one system, every quantity by its canonical key: what
+    is published anywhere (a quantity published in one report is known in all), each hidden
+    quantity's bounds (every report's marks at once) and protection width (the widest), and
+    where each quantity is published (report index and key there), to name it."""
+
+    reports: list[LinkedReport]
+    cells: dict[Key, Cell]
+    relations: list[Relation]
+    limits: dict[Key, Bounds]
+    widths: dict[Key, float]
+    where: dict[Key, list[tuple[int, Key]]]
+
+    def describe(self, quantity: Key) -> str:
+        """Every report and cell a quantity is: `A: Thu x Total (total) (primary) = B: ...`."""
+        return " = ".join(f"{self.reports[i].name}: {describe(key, self.reports[i].tops)} "
+                          f"({self.reports[i].cells[key].status.value})" for i, key in self.where[quantity])
+
+
+def _intersect(bounds: Iterable[Bounds]) -> Bounds:
+    """What several marks of one quantity allow at once (it may be empty: low > high)."""
+    lows, highs = zip(*bounds, strict=True)
+    finite = [high for high in highs if high is not None]
+    return max(lows), (min(finite) if finite else None)
+
+
+def _fits(value: int, bounds: Bounds) -> bool:
+    return bounds[0] <= value and (bounds[1] is None or value <= bounds[1])
+
+
+def link(emitted: Sequence[Mapping[str, Any]], names: Sequence[str] | None = None,
+         protection: float = 0.0) -> Linked:
+    """What a reader of all the reports knows, as one system (see the module doc). `names` name
+    the reports in messages (default: their relations); each is held to `protection` or the wider
+    width it promised (`width`). Raises InconsistentTable when a report is not one table, or when
+    the reports disagree on a quantity they share."""
+    if not emitted:
+        raise ValueError("no report to audit")
+    names = [str(one["relation"]) for one in emitted] if names is None else list(names)
+    reports: list[LinkedReport] = []
+    relations: dict[Relation, None] = {}  # in order, once: a shared margin's relation is in every report
+    where: dict[Key, list[tuple[int, Key]]] = {}
+    for i, (one, name) in enumerate(zip(emitted, names, strict=True)):
+        try:
+            cells, own, knowledge = table(one)
+        except InconsistentTable as exc:
+            raise InconsistentTable(f"{name} contradicts itself: {exc}") from None
+        dimensions = [dimension for dimension, _ in _dimension_names(one)]
+        if len({dimension.lower() for dimension in dimensions}) != len(dimensions):
+            raise InconsistentTable(f"{name} has dimensions whose names differ only in case, which another report's "
+                                    f"cannot be matched to: {', '.join(dimensions)}")
+        tops = _tops(cells)
+        to = {key: canonical(dimensions, tops, key) for key in cells}
+        for key in cells:
+            where.setdefault(to[key], []).append((i, key))
+        for relation in own:
+            relations.setdefault(Relation(to[relation.total], tuple(to[part] for part in relation.parts),
+                                          relation.additive))
+        reports.append(LinkedReport(name, cells, tops, knowledge, width(one, protection)))
+    merged: dict[Key, Cell] = {}
+    limits: dict[Key, Bounds] = {}
+    widths: dict[Key, float] = {}
+    disagree: list[Key] = []
+    for quantity in sorted(where):
+        places = [(reports[i], reports[i].cells[key]) for i, key in where[quantity]]
+        counts = {cell.value for _, cell in places if cell.value is not None}
+        marks = [member.knowledge.bounds(cell.status) for member, cell in places if cell.value is None]
+        bounds = _intersect(marks) if marks else None
+        if len(counts) > 1 or (bounds is not None and (
+                (bounds[1] is not None and bounds[0] > bounds[1]) or any(not _fits(n, bounds) for n in counts))):
+            disagree.append(quantity)  # two counts, marks that exclude each other, or a count a mark rules out
+        elif counts:
+            merged[quantity] = Cell(counts.pop(), Status.PUBLISHED)
+        elif bounds is not None:
+            primary = any(cell.status is Status.PRIMARY for _, cell in places)
+            merged[quantity] = Cell(None, Status.PRIMARY if primary else Status.SECONDARY)
+            limits[quantity] = bounds
+            widths[quantity] = max(member.width for member, _ in places)
+    linked = Linked(reports, merged, list(relations), limits, widths, where)
+    if disagree:
+        others = f" (and {len(disagree) - 1} other quantit{'y' if len(disagree) == 2 else 'ies'})" \
+            if len(disagree) > 1 else ""
+        raise InconsistentTable(f"the reports disagree on {linked.describe(disagree[0])}{others}: "
+                                "not released from the same events")
+    return linked
+
+
+def audit_many(emitted: Sequence[Mapping[str, Any]], protection: float = 0.0,
+               names: Sequence[str] | None = None) -> tuple[Linked, list[Finding]]:
+    """The attacker's audit of several reports at once (`link`), findings keyed by quantity. Solved
+    at the widest width any hidden quantity is held to, then a narrow finding kept only when
+    narrower than its own (a cell settled at a wider width is settled at a narrower one)."""
+    linked = link(emitted, names, protection)
+    knowledge = Knowledge(k=max(one.knowledge.k for one in linked.reports))  # every bound is in limits
     try:
-        cells, found = audit(emitted, args.protection)
+        found = lp_audit(linked.cells, linked.relations, knowledge, min_width=max(linked.widths.values(), default=0.0),
+                         limits=linked.limits)
     except InconsistentTable as exc:
-        print(f"kanon {COMMAND}: {args.report} contradicts itself: {exc}", file=sys.stderr)
+        raise InconsistentTable(f"{', '.join(one.name for one in linked.reports)} together: {exc}") from None
+    return linked, [f for f in found if f.reason == "exact" or (
+        f.high is not None and f.high - f.low < linked.widths[f.key])]
+
+
+def _widths(linked: Linked) -> str:
+    """The protection width(s) the hidden quantities are held to, for a person ('' when none)."""
+    held = sorted(set(linked.widths.values()) - {0.0})
+    if not held:
+        return ""
+    if len(held) == 1 and len(set(linked.widths.values())) == 1:
+        return f"{held[0]:g}"
+    return "its reports' widest (" + ", ".join(f"{one.name} {one.width:g}" for one in linked.reports) + ")"
+
+
+def report_many(linked: Linked, found: Sequence[Finding]) -> list[str]:
+    """The lines printed for linked reports: each report's counts, the linked system's, then each
+    finding's reports, labels and marks (no value, no interval)."""
+    lines = []
+    for one in linked.reports:
+        hidden = [cell for cell in one.cells.values() if cell.value is None]
+        primary = sum(1 for cell in hidden if cell.status is Status.PRIMARY)
+        lines.append(f"{one.name}: {len(one.cells)} cells and totals, {len(hidden)} hidden ({primary} primary, "
+                     f"{len(hidden) - primary} secondary)")
+    shared = sum(1 for places in linked.where.values() if len(places) > 1)
+    hidden_anywhere = sum(1 for places in linked.where.values()
+                          if any(linked.reports[i].cells[key].value is None for i, key in places))
+    exact = sum(1 for f in found if f.reason == "exact")
+    held = _widths(linked)
+    lines.append(f"linked: {len(linked.cells)} quantities ({shared} in more than one report), {len(linked.limits)} "
+                 f"hidden in every report that has them ({hidden_anywhere - len(linked.limits)} hidden in one and "
+                 f"published in another); {exact} exact disclosure(s)"
+                 + (f", {len(found) - exact} narrower than {held}" if held else ""))
+    lines += [f"  {f.reason.upper():<6} {linked.describe(f.key)}" for f in found]
+    return lines
+
+
+def _run_one(args: argparse.Namespace, name: str, emitted: Mapping[str, Any]) -> int:
+    """One report: its own audit, as before linked reports."""
+    protection = width(emitted, args.protection)
+    try:
+        cells, found = audit(emitted, protection)
+    except InconsistentTable as exc:
+        print(f"kanon {COMMAND}: {name} contradicts itself: {exc}", file=sys.stderr)
         return 1
-    for line in report(cells, found, str(emitted["relation"]), args.protection):
+    return _verdict(report(cells, found, str(emitted["relation"]), protection), found, "cell(s)", name,
+                    "what it publishes", f"{protection:g}" if protection else "")
+
+
+def _verdict(lines: Sequence[str], found: Sequence[Finding], what: str, subject: str, source: str, held: str) -> int:
+    """Prints the report's lines and its verdict (FAIL on stderr): the exit code."""
+    for line in lines:
         print(line)
     if found:
-        print(f"FAIL: {len(found)} hidden cell(s) of {args.report} can be worked out "
+        print(f"FAIL: {len(found)} hidden {what} of {subject} can be worked out "
               + ("exactly" if all(f.reason == "exact" for f in found) else "too closely")
-              + " from what it publishes", file=sys.stderr)
+              + f" from {source}", file=sys.stderr)
         return 1
-    print(f"OK: no hidden cell of {args.report} can be worked out exactly from what it publishes"
-          + (f", and every one is at least {args.protection:g} wide" if args.protection else ""))
+    print(f"OK: no hidden cell of {subject} can be worked out exactly from {source}"
+          + (f", and every one is at least {held} wide" if held else ""))
     return 0
+
+
+def _run_linked(args: argparse.Namespace, names: Sequence[str], emitted: Sequence[Mapping[str, Any]]) -> int:
+    """Several reports: one audit of what they publish together."""
+    together = ", ".join(names)
+    try:
+        linked, found = audit_many(emitted, args.protection, names)
+    except InconsistentTable as exc:
+        print(f"kanon {COMMAND}: {exc}", file=sys.stderr)
+        return 1
+    return _verdict(report_many(linked, found), found, "quantity" if len(found) == 1 else "quantities", together,
+                    "what they publish together", _widths(linked))
+
+
+def run_attack(args: argparse.Namespace) -> int:
+    names = list(dict.fromkeys(args.report))  # a report named twice is read once
+    emitted = [_operation(args, COMMAND, MACRO, {"report": name}) for name in names]
+    if len(names) == 1:
+        return _run_one(args, names[0], emitted[0])
+    return _run_linked(args, names, emitted)
 
 
 def register(subparsers: Any) -> None:
@@ -286,8 +492,11 @@ def register(subparsers: Any) -> None:
         COMMAND, help="audit a published table with totals as an attacker would (LP): exit 1 on a disclosure",
         description="Read a table released by kanon.release_table (through `dbt run-operation "
                     "kanon.cli_table_cells`) and find, by linear programming, every hidden cell's feasible "
-                    "interval from what is published. Prints counts and labels only.")
-    parser.add_argument("--report", required=True, help="the released model's name, e.g. table_worked")
+                    "interval from what is published; given several, what they publish together (cells "
+                    "that count the same people are one number). Prints counts and labels only.")
+    parser.add_argument("--report", required=True, action="append",
+                        help="the released model's name, e.g. table_worked; repeat it to audit tables released from "
+                             "the same events together (their shared margins are one number)")
     parser.add_argument("--protection", type=_protection, default=0.0,
                         help="also fail when a hidden cell's interval is narrower than this (in people; default 0, "
                              "or the release's own protection when it promised a wider one)")
