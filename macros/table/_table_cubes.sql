@@ -80,6 +80,13 @@
   {%- endfor -%}
 {%- endmacro %}
 
+{#- SQL: whether cell `x` lies on some target's line along dimension i (every other node a
+    target's). The candidates of a line are ranked only on the targets' lines: late rounds of the
+    search have few targets, and ranking every line of the table cost each round seconds. -#}
+{% macro _table_on_target_line(n, i, x) -%}
+  exists (select 1 from _k_p where {% for j in range(n) if j != i %}_k_p._k_p{{ j }} = {{ x }}._k_d{{ j }}{% if not loop.last %} and {% endif %}{% endfor %})
+{%- endmacro %}
+
 {#- `a._k_p0, a._k_p1, ...` -#}
 {% macro _table_target_columns(n, a) -%}
   {%- for j in range(n) -%}{{ a }}._k_p{{ j }}{% if not loop.last %}, {% endif %}{%- endfor -%}
@@ -170,10 +177,35 @@
         ) as _k_rank
         {%- endif %}
       from _k_u
-      where _k_u._k_l{{ i }} = 0
+      where _k_u._k_l{{ i }} = 0 and {{ kanon._table_on_target_line(n, i, '_k_u') }}
     ) as _k_r
       on {{ kanon._table_same_target(n, '_k_p', '_k_r', i, '_k_d') }}
       {%- if limit is not none %} and _k_r._k_rank <= {{ limit }}{% endif %}
+  ),
+
+  {#- for a target above the leaves along i, the leaves below its node a move may start from,
+      bounded as _k_e's but ranked under that node (ranked along the whole line, the first ones
+      may all lie under other nodes, and the target then finds no move within the bounds) -#}
+  _k_ea{{ i }} as (
+    select {{ targets_of(n, '_k_p') }}, _k_r._k_d{{ i }} as _k_leaf
+    from _k_p
+    inner join (
+      select
+        _k_u.*,
+        _k_c._k_anc
+        {%- if limit is not none %},
+        row_number() over (
+          partition by {% for j in range(n) if j != i %}_k_u._k_d{{ j }}, {% endfor %}_k_c._k_anc, _k_u._k_new
+          order by _k_u._k_cost, _k_u._k_d{{ i }}
+        ) as _k_rank
+        {%- endif %}
+      from _k_u
+      inner join {{ anc }}{{ i }} as _k_c on _k_c._k_leaf = _k_u._k_d{{ i }} and _k_c._k_al > 0
+      where _k_u._k_l{{ i }} = 0 and {{ kanon._table_on_target_line(n, i, '_k_u') }}
+    ) as _k_r
+      on {{ kanon._table_same_target(n, '_k_p', '_k_r', i, '_k_d') }} and _k_r._k_anc = _k_p._k_p{{ i }}
+      {%- if limit is not none %} and _k_r._k_rank <= {{ limit }}{% endif %}
+    where _k_p._k_pl{{ i }} > 0
   ),
 
   {#- moves through the target: from its own node when a leaf, else from a leaf below it; to
@@ -184,10 +216,8 @@
       select {{ targets_of(n, '_k_p') }}, _k_p._k_pl{{ i }}, _k_p._k_p{{ i }} as _k_a from _k_p where _k_p._k_pl{{ i }} = 0
       union all
       select {{ targets_of(n, '_k_p') }}, _k_p._k_pl{{ i }}, _k_e._k_leaf as _k_a
-      from _k_e{{ i }} as _k_e
+      from _k_ea{{ i }} as _k_e
       inner join _k_p on {{ kanon._table_same_target(n, '_k_e', '_k_p') }}
-      inner join {{ anc }}{{ i }} as _k_c on _k_c._k_leaf = _k_e._k_leaf and _k_c._k_anc = _k_p._k_p{{ i }}
-      where _k_p._k_pl{{ i }} > 0
     ) as _k_x
     inner join (
       select {{ targets_of(n, '_k_e') }}, _k_e._k_leaf as _k_b from _k_e{{ i }} as _k_e

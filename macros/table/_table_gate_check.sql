@@ -86,7 +86,7 @@
     {%- do run_query('create temporary table ' ~ cells ~ ' as with ' ~ staged ~ ' select * from _k_staged') -%}
     {%- do kanon._table_numbered_tables(cells, kanon._table_tops(searched), t, anc) -%}
     {%- set open = run_query('select count(*) from (' ~ kanon._table_open_cells_sql(n, t, anc, 'true', k, lo,
-        kanon._table_pick_limit(), none, step, glued) ~ ') as _k_open').rows[0][0] | int -%}
+        kanon._table_pick_limit(), kanon._table_move_limit(n), step, glued) ~ ') as _k_open').rows[0][0] | int -%}
     {%- for name in scratch -%}{%- do run_query('drop table if exists ' ~ name) -%}{%- endfor -%}
     {{ return((open ~ " hidden cell(s) lie on no cube of hidden cells that could move"
         ~ (" by " ~ step if step > 1 else "") ~ " without changing a total: "

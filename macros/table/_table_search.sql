@@ -58,7 +58,8 @@
   {%- set nodes = [] -%}
   {%- for i in range(n) -%}{%- do nodes.append('_k_d' ~ i) -%}{%- endfor -%}
   {%- set nodes = nodes | join(', ') -%}
-  {%- set scratch = [t, cells, picks, hidden_now, open_cells] -%}
+  {%- set beyond = '_kanon_tb_' ~ suffix -%}
+  {%- set scratch = [t, cells, picks, hidden_now, open_cells, beyond] -%}
   {%- for i in range(n) -%}{%- do scratch.append(anc ~ i) -%}{%- endfor -%}
   {%- for name in scratch + [secondaries] -%}
     {%- do run_query('drop table if exists ' ~ name) -%}
@@ -68,7 +69,7 @@
       compile's transaction, and statistics of every temporary table once it is filled -#}
   {%- set settings = kanon.release_planner_settings(local=true) -%}
   {%- if settings -%}{%- do run_query(settings) -%}{%- endif -%}
-  {%- set ns = namespace(done=false, refused=kanon._table_search_refusal(plan), rounds=0, built=false) -%}
+  {%- set ns = namespace(done=false, refused=kanon._table_search_refusal(plan), rounds=0, built=false, cached=false) -%}
   {%- if ns.refused is none -%}
     {%- set ns.built = true -%}
     {%- do run_query('create temporary table ' ~ cells ~ ' as with ' ~ kanon._table_cells_ctes(plan) ~ ' select * from _k_table') -%}
@@ -80,11 +81,12 @@
   {%- for _ in range(kanon._table_conflict_rounds() + 2) if not ns.done -%}
     {#- 2. the open cells that are still open (in a table of their own, then flagged: semi-joins) -#}
     {%- do run_query('drop table if exists ' ~ open_cells) -%}
-    {%- do run_query('create temporary table ' ~ open_cells ~ ' as ' ~ kanon._table_open_cells_sql(n, t, anc, '_k_t._k_open = 1', k, lo, limit, none, plan.step, glued)) -%}
+    {%- do run_query('create temporary table ' ~ open_cells ~ ' as ' ~ kanon._table_open_cells_sql(n, t, anc, '_k_t._k_open = 1', k, lo, limit, moves, plan.step, glued)) -%}
     {%- do run_query('update ' ~ t ~ ' set _k_open = 0 where _k_open = 1') -%}
     {%- do run_query('update ' ~ t ~ ' set _k_open = 1 where (' ~ nodes ~ ') in (select ' ~ nodes ~ ' from ' ~ open_cells ~ ')') -%}
     {%- do kanon._table_analyze(t) -%}
     {%- set open = run_query('select count(*) from ' ~ open_cells).rows[0][0] | int -%}
+    {%- do log('kanon table search, round ' ~ (ns.rounds + 1) ~ ': ' ~ open ~ ' open cell(s)') -%}
     {%- if open == 0 -%}
       {%- set ns.done = true -%}
     {%- else -%}
@@ -97,8 +99,25 @@
       {%- do run_query('create temporary table ' ~ picks ~ ' as ' ~ kanon._table_picks_sql(n, t, anc, 'true', k, lo, limit, moves, plan.step, glued)) -%}
       {%- do kanon._table_analyze(picks) -%}
       {%- set unpicked = run_query(unpicked_count).rows[0][0] | int -%}
+      {#- a cube found without bounds in an earlier round, for a cell whose pick waited, still
+          protects it (cells only ever become hidden, and a hidden cell's bounds are those of
+          the publishable cell it was): taken again rather than searched again for, since the
+          search without bounds is the round's costliest query -#}
+      {%- if unpicked > 0 and ns.cached -%}
+        {%- do run_query('insert into ' ~ picks ~ ' select _k_q.* from ' ~ beyond ~ ' as _k_q inner join ' ~ t ~ ' as _k_t on '
+            ~ (picked | join(' and ')) ~ ' where _k_t._k_open = 1 and ' ~ unpicked_sql) -%}
+        {%- set unpicked = run_query(unpicked_count).rows[0][0] | int -%}
+      {%- endif -%}
       {%- if unpicked > 0 -%}
-        {%- do run_query('insert into ' ~ picks ~ ' ' ~ kanon._table_picks_sql(n, t, anc, unpicked_sql, k, lo, none, none, plan.step, glued)) -%}
+        {%- set found = kanon._table_picks_sql(n, t, anc, unpicked_sql, k, lo, none, none, plan.step, glued) -%}
+        {%- if ns.cached -%}
+          {%- do run_query('insert into ' ~ beyond ~ ' ' ~ found) -%}
+        {%- else -%}
+          {%- do run_query('create temporary table ' ~ beyond ~ ' as ' ~ found) -%}
+          {%- set ns.cached = true -%}
+        {%- endif -%}
+        {%- do run_query('insert into ' ~ picks ~ ' select _k_q.* from ' ~ beyond ~ ' as _k_q inner join ' ~ t ~ ' as _k_t on '
+            ~ (picked | join(' and ')) ~ ' where _k_t._k_open = 1 and ' ~ unpicked_sql) -%}
         {%- set unpicked = run_query(unpicked_count).rows[0][0] | int -%}
       {%- endif -%}
       {%- if unpicked > 0 -%}
@@ -193,20 +212,24 @@
   {{ return(8) }}
 {% endmacro %}
 
-{#- How many moves per dimension (the cheapest on the cell's own lines) a pick's first try
-    combines into cubes: the cubes tried per cell are this to the power of the dimensions, so it
-    falls as they grow (2: every move of the bounded leaves; 3: 216 cubes; 4: 256). Protection
-    checks (the search's and the gate's) try only hidden cells, far fewer: every move of their
-    bounded leaves. -#}
+{#- How many moves per dimension (the cheapest on the cell's own lines) a first try combines into
+    cubes: the cubes tried per cell are this to the power of the dimensions, so it falls as they
+    grow (2: every move of the bounded leaves; 3: 216 cubes; 4: 256). The picks and the
+    protection checks (the search's and the gate's) alike; the cells a first try leaves are
+    tried again with every move. -#}
 {% macro _table_move_limit(n) %}
   {{ return(none if n <= 2 else (6 if n == 3 else 4)) }}
 {% endmacro %}
 
 {#- Rounds in which picks wait for earlier ones (step 4 of _table_search) before one that applies
     them all: the search's rounds are bounded whatever the table (a line of a thousand open
-    cells would otherwise take a thousand rounds). -#}
+    cells would otherwise take a thousand rounds). Four: in a three-way table most picks share a
+    line with an earlier one, so a waiting round protected only 1 to 6 % of the open cells at
+    the cost of a whole round; with 16 the 30,969-cell benchmark's search took 19 s, with four
+    8 s, for 5 % more secondaries (8 % at 101,439 cells; 71 instead of 68 in the 1,000 x 100
+    two-way table: BENCHMARKS.md). -#}
 {% macro _table_conflict_rounds() %}
-  {{ return(16) }}
+  {{ return(4) }}
 {% endmacro %}
 
 {#- A select of every open cell's cheapest protecting cube (one row per open cell of `t` meeting

@@ -27,8 +27,11 @@ outside knowledge.
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Iterable, Mapping, Sequence
+import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -262,10 +265,12 @@ def _ends(program: _Program, i: int) -> tuple[float, float | None, list[NDArray[
     ends: list[float | None] = []
     seen = []
     key = program.keys[i]
+    objectives = []
     for sign in (1.0, -1.0):
         objective = np.zeros(len(program.keys))
         objective[i] = sign
-        result = program.solve(objective)
+        objectives.append(objective)
+    for sign, result in zip((1.0, -1.0), _solve_all(program.solve, objectives), strict=True):
         if result.status == 2:
             raise InconsistentTable(f"no values of the hidden cells fit what is published (at {key})")
         if result.status == 3:  # unbounded: only the maximum can be
@@ -278,6 +283,16 @@ def _ends(program: _Program, i: int) -> tuple[float, float | None, list[NDArray[
     low, high = ends
     assert low is not None  # counts are bounded below by their marks
     return low, high, seen
+
+
+def _solve_all(solve: Callable[[NDArray[np.float64]], Any], objectives: Sequence[NDArray[np.float64]]) -> list[Any]:
+    """`solve` for each objective, two or more at once: HiGHS releases the GIL, so a pair of
+    programs takes the time of one on two cores (the audit is nearly all solving)."""
+    workers = min(len(objectives), os.cpu_count() or 1)
+    if workers < 2:
+        return [solve(objective) for objective in objectives]
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(solve, objectives))
 
 
 def intervals(cells: Mapping[Key, Cell], relations: Sequence[Relation], knowledge: Knowledge,
@@ -337,13 +352,24 @@ def audit(cells: Mapping[Key, Cell], relations: Sequence[Relation], knowledge: K
         size = len(program.keys)
         seen = _Seen(np.full(size, np.inf), np.full(size, -np.inf), min_width)
         capped = [(lo, cap if hi is None else hi) for lo, hi in program.bounds]
+        lows = np.array([lo for lo, _ in capped])
+        highs = np.array([hi for _, hi in capped])
         for round_ in range(SCREENING_ROUNDS if size > 2 else 0):
             left = seen.unsettled()
             if not left.any():
                 break
-            signs = np.ones(size) if round_ == 0 else rng.choice([-1.0, 1.0], size)
-            objective = np.where(left, signs, 0.0)
-            results = [program.solve(sign * objective, capped) for sign in (1.0, -1.0)]
+            if round_ == 0:  # the sum of every cell down, and up
+                objectives = [np.where(left, sign, 0.0) for sign in (1.0, -1.0)]
+            else:
+                # two programs: each cell left pushed away from a bound it was only seen near
+                # (a program minimises, so -1 pushes up), the others either way at random
+                objectives = []
+                for _ in range(2):
+                    signs = rng.choice([-1.0, 1.0], size)
+                    signs[seen.high < lows + 1.0] = -1.0
+                    signs[seen.low > highs - 1.0] = 1.0
+                    objectives.append(np.where(left, signs, 0.0))
+            results = _solve_all(functools.partial(program.solve, bounds=capped), objectives)
             if any(result.status != 0 for result in results):
                 break  # infeasible or failed under the caps: leave it to the exact LPs below
             for result in results:
