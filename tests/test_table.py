@@ -446,6 +446,16 @@ def test_a_linked_pair_is_searched_together_and_safe_together(built: tuple[DbtPr
     assert _plan(wh, "table_linked_kind")["linked"] is None
 
 
+def test_releasing_a_linked_table_without_its_partner_warns(built: tuple[DbtProject, Warehouse]) -> None:
+    """Day x branch was searched against day x kind as published: releasing day x kind alone says
+    so (its partner is not in the run); with its partner selected too, nothing to say."""
+    project, _ = built
+    alone = project.run("run", "--select", "table_linked_kind")
+    assert "table_linked_branch (linked_to this table) are not in this run" in alone.output
+    both = project.run("run", "--select", "table_linked_kind+")
+    assert "linked_to this table" not in both.output
+
+
 BAD_INPUTS = {
     "bad_table_one_dimension": "dimensions must be a list of two or more column names, got ['day']",
     "bad_table_both_ways": "give dimensions=[...] or row_dimension and column_dimension, not both",

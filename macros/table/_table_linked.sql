@@ -238,3 +238,20 @@ _k_linked as (
   {%- endfor -%}
   {{ return(tops) }}
 {% endmacro %}
+
+{#- Warns when tables linked to this one (their linked_to names it) are not in this run: they were
+    searched against this table's previous release, and publishing this one without them may let
+    a reader combine the two. Releasing both in one run (dbt build -s <this>+) keeps them a pair. -#}
+{% macro _table_linked_followers_warning(who) %}
+  {%- set behind = [] -%}
+  {%- for node in graph.nodes.values() if node.resource_type == 'model' and node.unique_id != model.unique_id
+      and (node.config.get('kanon_table') or {}).get('linked') and model.unique_id in node.depends_on.nodes
+      and node.unique_id not in selected_resources -%}
+    {%- do behind.append(node.name) -%}
+  {%- endfor -%}
+  {%- if behind -%}
+    {%- do exceptions.warn(who ~ ": " ~ behind | sort | join(', ') ~ " (linked_to this table) are not in this run: they were searched "
+        ~ "against its previous release, and a reader combines what both publish; release them in the same run (dbt build -s "
+        ~ model.name ~ "+)") -%}
+  {%- endif -%}
+{% endmacro %}

@@ -59,6 +59,7 @@
   {%- set k, count_column = kanon._release_config_defaults(k, count_column, true, who) -%}
   {%- set plan = kanon._table_plan(who, relation, privacy_unit, dimensions, hierarchies, row_dimension, column_dimension, k,
       count_column, count_rows, hide_zeros, total_label, null_unit, protection, linked_to) -%}
+  {%- do kanon._table_linked_followers_warning(who) -%}
   {%- set search = kanon._table_search(plan) -%}
   {{ return(kanon._table_long_form(plan, search, kanon._table_policy(plan, search))) }}
 {%- endmacro %}
