@@ -5,6 +5,10 @@ tell, non-additive totals, and, on random tables, that every interval holds the 
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -14,6 +18,7 @@ from kanon_tools.attack import (
     Knowledge,
     Relation,
     Status,
+    _programs,
     findings,
     grid,
     intervals,
@@ -169,3 +174,23 @@ def test_groups_are_solved_apart() -> None:
     assert len(both) == len(alone) + 9
     for key, interval in alone.items():
         assert (both[key].low, both[key].high) == pytest.approx((interval.low, interval.high))
+
+
+def test_the_audit_prints_nothing_of_its_solver() -> None:
+    """The attack command's stdout is its report: highspy's banner (printed when a process makes
+    its first solver, before output can be turned off) must not reach it."""
+    code = ("from kanon_tools.attack import Knowledge, audit, grid\n"
+            f"cells, relations = grid({DAYS!r}, {KINDS!r}, {marks(WORKED)!r})\n"
+            "assert audit(cells, relations, Knowledge(k=5)) == []\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout == ""
+
+
+def test_a_screening_solution_is_kept_only_when_feasible() -> None:
+    """The screening's interior-point solutions are not vertices: one that does not meet every
+    constraint (here, none can) is dropped rather than counted as seen."""
+    cells, relations = grid(DAYS, KINDS, marks(WORKED))
+    [program] = _programs(cells, relations, Knowledge(k=5))
+    objective = np.ones(len(program.keys))
+    assert program.screen(objective, [(low, high or 1e6) for low, high in program.bounds]) is not None
+    assert program.screen(objective, [(low, low) for low, _ in program.bounds]) is None  # every cell at its floor

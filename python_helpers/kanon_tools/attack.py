@@ -13,9 +13,9 @@ What a reader of a published table knows:
 (scipy's HiGHS, two linear programs per hidden cell, on each connected group of hidden cells
 apart). `findings` reports exact disclosures (one whole number left in the interval) and
 intervals narrower than a protection width. `audit` reports the same findings with far fewer
-linear programs (a few per group, then two per cell those did not settle), which is what a table
-of 100,000 cells needs. The audit is independent of the SQL that chose the
-pattern: it sees only what is published.
+linear programs (a few per group, solved by HiGHS's interior point method through highspy, then
+two per cell those did not settle), which is what a table of 100,000 cells needs. The audit is
+independent of the SQL that chose the pattern: it sees only what is published.
 
 Each hidden cell's bounds come from its mark under one `Knowledge`, unless `limits` gives them:
 kanon_tools.attack_report links several reports that share margins into one system, where a
@@ -30,23 +30,27 @@ from __future__ import annotations
 import functools
 import math
 import os
+import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+import highspy
 import numpy as np
 from numpy.typing import NDArray
 from scipy.optimize import linprog
-from scipy.sparse import csr_matrix
+from scipy.sparse import csr_matrix, vstack
 
 Key = tuple[str, ...]
 Bounds = tuple[float, float | None]  # a hidden cell's lowest and highest value (None: unbounded)
-Row = tuple[NDArray[np.float64], float]  # a linear row over hidden cells, and its right-hand side
+Row = tuple[NDArray[np.intp], NDArray[np.float64], float]  # a sparse row over hidden cells: columns, values, rhs
 
 # the width below which an interval holds only one whole number, with room for LP round-off
 _EPS = 1e-7
+# how far a screening solution may miss a constraint or bound (round-off), well inside _EPS
+_FEASIBLE = 1e-8
 
 
 class Status(StrEnum):
@@ -153,32 +157,47 @@ def _groups(hidden: Sequence[Key], relations: Sequence[Relation]) -> list[list[K
     return list(groups.values())
 
 
-def _rows(relation: Relation, cells: Mapping[Key, Cell], index: Mapping[Key, int],
-          size: int) -> tuple[list[Row], list[Row]]:
+def _rows(relation: Relation, cells: Mapping[Key, Cell], index: Mapping[Key, int]) -> tuple[list[Row], list[Row]]:
     """The relation as linear (in)equalities over the hidden cells of `index`: (equalities,
-    upper-bounded rows), each (coefficients, right-hand side); published values move right."""
-    def term(key: Key, sign: float, row: NDArray[np.float64]) -> float:
-        cell = cells[key]
-        if cell.value is None:
-            row[index[key]] += sign
-            return 0.0
-        return -sign * cell.value
+    upper-bounded rows), each sparse (columns, coefficients, right-hand side); published values move right."""
+    def row(terms: Iterable[tuple[Key, float]]) -> Row:
+        coefficients: dict[int, float] = {}
+        rhs = 0.0
+        for key, sign in terms:
+            value = cells[key].value
+            if value is None:
+                coefficients[index[key]] = coefficients.get(index[key], 0.0) + sign
+            else:
+                rhs -= sign * value
+        columns = np.fromiter(coefficients, dtype=np.intp, count=len(coefficients))
+        return columns, np.fromiter(coefficients.values(), dtype=np.float64, count=len(coefficients)), rhs
 
-    equal: list[Row] = []
-    upper: list[Row] = []
+    total, parts = relation.total, relation.parts
     if relation.additive:  # sum(parts) - total == 0
-        row = np.zeros(size)
-        rhs = term(relation.total, -1.0, row) + sum(term(part, 1.0, row) for part in relation.parts)
-        equal.append((row, rhs))
-    else:
-        for part in relation.parts:  # part - total <= 0
-            row = np.zeros(size)
-            rhs = term(part, 1.0, row) + term(relation.total, -1.0, row)
-            upper.append((row, rhs))
-        row = np.zeros(size)  # total - sum(parts) <= 0
-        rhs = term(relation.total, 1.0, row) + sum(term(part, -1.0, row) for part in relation.parts)
-        upper.append((row, rhs))
-    return equal, upper
+        return [row([(total, -1.0), *((part, 1.0) for part in parts)])], []
+    upper = [row([(part, 1.0), (total, -1.0)]) for part in parts]  # part - total <= 0
+    upper.append(row([(total, 1.0), *((part, -1.0) for part in parts)]))  # total - sum(parts) <= 0
+    return [], upper
+
+
+def _highs() -> Any:
+    return highspy.Highs()  # type: ignore[no-untyped-call]  # highspy's constructor is not annotated
+
+
+@functools.cache
+def _swallow_highs_banner() -> None:
+    """highspy prints a banner on stdout when the first solver of a process is made, before any
+    option can turn its output off; the attack command's stdout is its report, so the first one
+    is made with stdout pointed at /dev/null."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 1)
+            _highs()
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
 
 
 @dataclass
@@ -193,28 +212,56 @@ class _Program:
     b_eq: NDArray[np.float64] | None
     bounds: list[tuple[float, float | None]]
 
-    def solve(self, objective: NDArray[np.float64], bounds: Sequence[tuple[float, float | None]] | None = None) -> Any:
-        """Minimises `objective`; with `bounds` (the screening's, all finite) by HiGHS's interior
-        point method, else by its simplex, whose statuses for an unbounded program audit relies on."""
+    def solve(self, objective: NDArray[np.float64]) -> Any:
+        """Minimises `objective` exactly (HiGHS's simplex, whose statuses for an unbounded or
+        infeasible program audit relies on)."""
         # Without HiGHS's presolve: on a table's program (every variable in two or three sparse
         # rows) it costs far more than the solve (10 s against 0.7 s at 20,000 hidden cells).
-        # Interior point for the screening: on a 3-D table's groups the simplex took 1.3-1.7 s a
-        # program against 0.1-0.3 s, and its solutions settled more cells of a 2-D one (34 left
-        # for exact LPs instead of 66 at 20,000 hidden cells).
         return linprog(objective, A_ub=self.a_ub, b_ub=self.b_ub, A_eq=self.a_eq, b_eq=self.b_eq,
-                       bounds=self.bounds if bounds is None else bounds,
-                       method="highs" if bounds is None else "highs-ipm", options={"presolve": False})
+                       bounds=self.bounds, method="highs", options={"presolve": False})
+
+    def screen(self, objective: NDArray[np.float64],
+               bounds: Sequence[tuple[float, float]]) -> NDArray[np.float64] | None:
+        """A solution under `bounds` (the screening's, all finite) that minimises `objective`, by
+        HiGHS's interior point method without crossover, or None. Such a solution is not a vertex
+        and may miss the constraints by round-off, so it is returned only when it meets every one
+        within _FEASIBLE, far inside the _EPS by which audit() and Interval.exact allow for LP
+        round-off: a cell that LPs would find exact is never seen at two whole numbers."""
+        # highspy rather than scipy's linprog, which cannot turn crossover off. On the 101,439-cell
+        # three-way benchmark (33,574 hidden cells in one group) one program took 15 s with
+        # crossover and without presolve (scipy's), 7 s with presolve, 2.6-4 s without crossover.
+        rows = [a for a in (self.a_eq, self.a_ub) if a is not None]
+        matrix = vstack(rows).tocsc()
+        n_eq = 0 if self.a_eq is None else self.a_eq.shape[0]
+        b_eq = np.zeros(0) if self.b_eq is None else self.b_eq
+        b_ub = np.zeros(0) if self.b_ub is None else self.b_ub
+        lp = highspy.HighsLp()
+        lp.num_col_, lp.num_row_ = matrix.shape[1], matrix.shape[0]
+        lp.col_cost_ = objective
+        lp.col_lower_ = np.array([low for low, _ in bounds])
+        lp.col_upper_ = np.array([high for _, high in bounds])
+        lp.row_lower_ = np.concatenate([b_eq, np.full(len(b_ub), -highspy.kHighsInf)])
+        lp.row_upper_ = np.concatenate([b_eq, b_ub])
+        lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+        lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_ = matrix.indptr, matrix.indices, matrix.data
+        solver = _highs()
+        # Presolve on, but without its search for dependent equations (rule 10), which took 1.5 s of
+        # a 0.1 s program in the 2-D benchmark; the rest of it halves the three-way table's solve.
+        options = (("output_flag", False), ("threads", 1), ("solver", "ipm"), ("run_crossover", "off"),
+                   ("presolve", "on"), ("presolve_rule_off", 1 << 10))
+        for option, value in options:
+            solver.setOptionValue(option, value)
+        solver.passModel(lp)
+        solver.run()
+        if solver.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+            return None
+        x = np.asarray(solver.getSolution().col_value, dtype=np.float64)
+        product = matrix @ x
+        misses = [np.abs(product[:n_eq] - b_eq), product[n_eq:] - b_ub, lp.col_lower_ - x, x - lp.col_upper_]
+        return x if max(float(miss.max(initial=0.0)) for miss in misses) <= _FEASIBLE else None
 
 
-_Sparse = tuple[NDArray[np.intp], NDArray[np.float64], float]  # a row's nonzero columns, their values, rhs
-
-
-def _sparse_row(row: Row) -> _Sparse:
-    nonzero = np.flatnonzero(row[0])
-    return nonzero, row[0][nonzero], row[1]
-
-
-def _sparse(rows: Sequence[_Sparse], size: int) -> tuple[Any, NDArray[np.float64] | None]:
+def _sparse(rows: Sequence[Row], size: int) -> tuple[Any, NDArray[np.float64] | None]:
     if not rows:
         return None, None
     indptr = np.cumsum([0] + [len(columns) for columns, _, _ in rows])
@@ -231,8 +278,8 @@ def _programs(cells: Mapping[Key, Cell], relations: Sequence[Relation], knowledg
     hidden = [key for key, cell in cells.items() if cell.value is None]
     for relation in relations:  # fully published relations must hold as they are
         if all(cells[key].value is not None for key in (relation.total, *relation.parts)):
-            equal, upper = _rows(relation, cells, {}, 0)
-            if any(abs(rhs) > _EPS for _, rhs in equal) or any(rhs < -_EPS for _, rhs in upper):
+            equal, upper = _rows(relation, cells, {})
+            if any(abs(rhs) > _EPS for _, _, rhs in equal) or any(rhs < -_EPS for _, _, rhs in upper):
                 raise InconsistentTable(f"published cells break the relation of {relation.total}")
     touching: dict[Key, list[Relation]] = {}
     for relation in relations:
@@ -242,16 +289,16 @@ def _programs(cells: Mapping[Key, Cell], relations: Sequence[Relation], knowledg
     for group in _groups(hidden, relations):
         index = {key: i for i, key in enumerate(group)}
         seen: set[int] = set()
-        equalities: list[_Sparse] = []
-        inequalities: list[_Sparse] = []
+        equalities: list[Row] = []
+        inequalities: list[Row] = []
         for key in group:
             for relation in touching.get(key, []):
                 if id(relation) in seen:
                     continue
                 seen.add(id(relation))
-                e, u = _rows(relation, cells, index, len(group))
-                equalities += [_sparse_row(row) for row in e]
-                inequalities += [_sparse_row(row) for row in u]
+                e, u = _rows(relation, cells, index)
+                equalities += e
+                inequalities += u
         a_eq, b_eq = _sparse(equalities, len(group))
         a_ub, b_ub = _sparse(inequalities, len(group))
         bounds = [limits[key] if limits is not None and key in limits else knowledge.bounds(cells[key].status)
@@ -324,8 +371,8 @@ class _Seen:
         return ~(spans & (self.high - self.low >= self.min_width))
 
 
-# Screening rounds of audit(): pairs of opposite objectives over the cells not yet settled.
-SCREENING_ROUNDS = 12
+# At most this many screening rounds in audit(): two objectives each over the cells not yet settled.
+SCREENING_ROUNDS = 24
 
 
 def audit(cells: Mapping[Key, Cell], relations: Sequence[Relation], knowledge: Knowledge,
@@ -336,50 +383,59 @@ def audit(cells: Mapping[Key, Cell], relations: Sequence[Relation], knowledge: K
     lowest value is at most, and its highest at least, what the cell takes there. A cell whose
     values over the solutions seen already span two whole numbers (and `min_width`) is settled:
     no exact disclosure, no narrow interval, whatever the LP would add. So each group is first
-    solved for a few objectives of +1/-1 per unsettled cell (and their opposites), under bounds
-    capped high enough to keep them finite (a capped solution is still a solution), and only the
-    cells left unsettled get their two LPs, whose solutions settle others in turn. The findings
-    are exactly those of the full audit (settled cells have none; the rest are solved exactly);
-    only the number of LPs differs: about 2 x SCREENING_ROUNDS per group plus two per cell left,
-    instead of two per hidden cell. The signs are drawn from a fixed seed, so a run is repeatable.
+    solved in rounds of two objectives over the unsettled cells (every cell down and up, then
+    each pushed away from the bound it was only seen near), under bounds capped high enough to
+    keep them finite (a capped solution is still a solution), until a round settles nothing
+    more; only the cells left get their two exact LPs, whose solutions settle others in turn.
+    The findings are exactly those of the full audit (settled cells have none; the rest are
+    solved exactly); only the number of LPs differs: two per round (at most SCREENING_ROUNDS)
+    plus two per cell left, instead of two per hidden cell. Signs and weights are drawn from a
+    fixed seed, so a run is repeatable.
     `limits`: each hidden cell's bounds where not its mark's under `knowledge` (as in intervals)."""
     out: list[Finding] = []
     published = sum(cell.value or 0 for cell in cells.values())
     floor = max([knowledge.k, *(low for low, _ in (limits or {}).values())])  # keeps the cap above every bound
     cap = 4.0 * (published + floor * (len(cells) + 1) + 1)
     rng = np.random.default_rng(12)
+    _swallow_highs_banner()  # here, before the solver threads
     for program in _programs(cells, relations, knowledge, limits):
         size = len(program.keys)
         seen = _Seen(np.full(size, np.inf), np.full(size, -np.inf), min_width)
         capped = [(lo, cap if hi is None else hi) for lo, hi in program.bounds]
         lows = np.array([lo for lo, _ in capped])
         highs = np.array([hi for _, hi in capped])
+        left = seen.unsettled()
         for round_ in range(SCREENING_ROUNDS if size > 2 else 0):
-            left = seen.unsettled()
-            if not left.any():
-                break
-            if round_ == 0:  # the sum of every cell down, and up
-                objectives = [np.where(left, sign, 0.0) for sign in (1.0, -1.0)]
+            # each cell's weight drawn at random, so the optimum is one vertex, which the interior
+            # point method approaches: with equal weights it stops inside a face of optima, where a
+            # cell between others it trades with is seen at neither end
+            weights = rng.uniform(0.5, 1.5, (2, size))
+            if round_ == 0:  # every cell down, and up
+                objectives = [np.where(left, weights[0], 0.0), np.where(left, -weights[1], 0.0)]
             else:
                 # two programs: each cell left pushed away from a bound it was only seen near
                 # (a program minimises, so -1 pushes up), the others either way at random
                 objectives = []
-                for _ in range(2):
+                for weight in weights:
                     signs = rng.choice([-1.0, 1.0], size)
                     signs[seen.high < lows + 1.0] = -1.0
                     signs[seen.low > highs - 1.0] = 1.0
-                    objectives.append(np.where(left, signs, 0.0))
-            results = _solve_all(functools.partial(program.solve, bounds=capped), objectives)
-            if any(result.status != 0 for result in results):
-                break  # infeasible or failed under the caps: leave it to the exact LPs below
-            for result in results:
-                seen.add(np.asarray(result.x, dtype=np.float64))
+                    objectives.append(np.where(left, signs * weight, 0.0))
+            solutions = [x for x in _solve_all(functools.partial(program.screen, bounds=capped), objectives)
+                         if x is not None]
+            for x in solutions:
+                seen.add(x)
+            was, left = left, seen.unsettled()
+            if not left.any() or not solutions or (left == was).all():
+                break  # settled, or stalled: the cells left get their exact LPs below
+        settled = ~left
         for i, key in enumerate(program.keys):
-            if not seen.unsettled()[i]:
+            if settled[i]:
                 continue
             low, high, solutions = _ends(program, i)
             for x in solutions:
                 seen.add(x)
+            settled = ~seen.unsettled()
             out += findings([Interval(key, cells[key].status, low, high)], min_width)
     return sorted(out, key=lambda f: f.key)
 
