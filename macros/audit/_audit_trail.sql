@@ -211,6 +211,39 @@
   {{ return(state) }}
 {% endmacro %}
 
+{#- Spark has no information_schema: the metastore's own listing of the trail's schema (`show
+    tables` lists views too, `show views` says which), read afresh, not from dbt's relation
+    cache, which does not see what _build_audit_trail just created. Spark SQL's
+    own catalog has no roles or grants: nothing is foreign. -#}
+{% macro spark___audit_trail_state(relations) %}
+  {%- set listed = {} -%}
+  {%- for relation in relations -%}
+    {%- set schema = relation.without_identifier() -%}
+    {%- if (schema | string) not in listed -%}
+      {%- set kinds = {} -%}
+      {%- if run_query("show schemas like '" ~ (schema.schema | replace("'", "\\'")) ~ "'").rows -%}
+        {%- for row in run_query('show tables in ' ~ schema).rows if not row[2] -%}
+          {%- do kinds.update({row[1] | lower: 'table'}) -%}
+        {%- endfor -%}
+        {%- for row in run_query('show views in ' ~ schema).rows -%}
+          {%- do kinds.update({row[1] | lower: 'view'}) -%}
+        {%- endfor -%}
+      {%- endif -%}
+      {%- do listed.update({schema | string: kinds}) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- set state = {'missing': [], 'not_tables': [], 'foreign': []} -%}
+  {%- for relation in relations -%}
+    {%- set kind = listed[relation.without_identifier() | string].get(relation.identifier | lower) -%}
+    {%- if kind is none -%}
+      {%- do state.missing.append(relation) -%}
+    {%- elif kind != 'table' -%}
+      {%- do state.not_tables.append(relation) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {{ return(state) }}
+{% endmacro %}
+
 {#- "role SELECT on relation, ...": the foreign privileges of a state, for messages. -#}
 {% macro _audit_trail_describe_grants(foreign) %}
   {%- set parts = [] -%}
@@ -280,13 +313,16 @@
   {%- endif -%}
   {%- if state.missing -%}
     {#- dbt's create_schema macro, not adapter.create_schema: that one commits, ending the lock. -#}
-    {%- do create_schema(relations[0]) -%}
-    {% call statement('kanon_audit_trail_create') -%}
-      {%- for relation, which in tables if relation in state.missing %}
-      create table if not exists {{ relation }} as {{ kanon._audit_shell(which) }};
-      comment on table {{ relation }} is 'kanon audit trail: append-only and private (it names thin cells); created by kanon, never rebuilt';
-      {%- endfor %}
-    {%- endcall %}
+    {%- do create_schema(relations[0].without_identifier()) -%}
+    {%- for relation, which in tables if relation in state.missing -%}
+      {#- one statement each: Spark runs one statement per call -#}
+      {% call statement('kanon_audit_trail_create') -%}
+        {{ kanon._audit_trail_create(relation, kanon._audit_shell(which)) }}
+      {%- endcall %}
+      {% call statement('kanon_audit_trail_comment') -%}
+        comment on table {{ relation }} is 'kanon audit trail: append-only and private (it names thin cells); created by kanon, never rebuilt'
+      {%- endcall %}
+    {%- endfor -%}
   {%- endif -%}
   {%- for relation, which in tables if relation not in state.missing -%}
     {%- set existing = adapter.get_columns_in_relation(relation) | map(attribute='name') | map('lower') | list -%}
@@ -295,11 +331,11 @@
       {%- do new_columns.append((name, type)) -%}
     {%- endfor -%}
     {%- if new_columns -%}
-      {% call statement('kanon_audit_trail_columns') -%}
-        {%- for name, type in new_columns %}
-        alter table {{ relation }} add column if not exists {{ name }} {{ type }};
-        {%- endfor %}
-      {%- endcall %}
+      {%- for name, type in new_columns -%}
+        {% call statement('kanon_audit_trail_columns') -%}
+          {{ kanon._audit_trail_add_column(relation, name, type) }}
+        {%- endcall %}
+      {%- endfor -%}
       {{ log("kanon: added column(s) " ~ (new_columns | map(attribute=0) | join(', ')) ~ " to the audit trail " ~ relation, info=true) }}
     {%- endif -%}
   {%- endfor -%}

@@ -40,3 +40,27 @@
         ~ " are not applied: DuckDB has no roles, and whoever can read the database file can read every table in it, the audit trail included.") -%}
   {%- endif -%}
 {% endmacro %}
+
+{#- Spark SQL's own catalog has no grants (`show grants` does not parse): access to a Spark
+    release is the metastore's and the storage's business. Grants configured are not applied,
+    with a warning (as on DuckDB); the release is not refused for them. -#}
+{% macro spark___warn_grants_unsupported(grant_config) %}
+  {%- if grant_config and (grant_config.values() | select | list) -%}
+    {%- do exceptions.warn("kanon: " ~ model.unique_id ~ ": grants " ~ tojson(grant_config, sort_keys=true)
+        ~ " are not applied: Spark SQL has no grants of its own; control who reads the release's view, its version tables"
+        ~ " and the audit trail's schema in the metastore and the storage.") -%}
+  {%- endif -%}
+{% endmacro %}
+
+{#- The release's grants, as dbt's table materialization applies them; none on Spark (see
+    spark___warn_grants_unsupported). -#}
+{% macro _apply_release_grants(relation, grant_config, should_revoke) %}
+  {{ return(adapter.dispatch('_apply_release_grants', 'kanon')(relation, grant_config, should_revoke)) }}
+{% endmacro %}
+
+{% macro default___apply_release_grants(relation, grant_config, should_revoke) %}
+  {% do apply_grants(relation, grant_config, should_revoke=should_revoke) %}
+{% endmacro %}
+
+{% macro spark___apply_release_grants(relation, grant_config, should_revoke) %}
+{% endmacro %}

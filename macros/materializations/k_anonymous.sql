@@ -52,7 +52,7 @@
   {%- set preexisting_backup_relation = load_cached_relation(backup_relation) -%}
   {#- Temporary, with a time-stamped name: visible to this session only, gone with it, not
       written to the warehouse's log, and never the name of a table kanon did not create. -#}
-  {%- set staging_relation = make_temp_relation(target_relation, '__kanon_staging') -%}
+  {%- set staging_relation = kanon._staging_relation(make_temp_relation(target_relation, '__kanon_staging')) -%}
   {%- set grant_config = config.get('grants') -%}
 
   {%- set audit_tables = [] -%}
@@ -113,8 +113,8 @@
       else kanon._hand_written_policy_fingerprint(sql, k, count_column, max_suppression)}) -%}
   {%- set failed = kanon._release_failed_check(kanon._release_checks(kind, facts, max_suppression, count_column, k, staging_relation)) -%}
   {%- if failed is not none -%}
+    {%- do kanon._drop_staging(staging_relation) -%}
     {% call statement('kanon_refused') -%}
-      drop table {{ staging_relation }};
       {{ kanon._audit_insert_refused(audit.releases, release, failed[0], failed[1]) }}
     {%- endcall %}
     {{ adapter.commit() }}
@@ -153,12 +153,10 @@
   {{ run_hooks(post_hooks, inside_transaction=True) }}
 
   {% set should_revoke = should_revoke(existing_relation, full_refresh_mode=True) %}
-  {% do apply_grants(target_relation, grant_config, should_revoke=should_revoke) %}
+  {% do kanon._apply_release_grants(target_relation, grant_config, should_revoke) %}
   {% do persist_docs(target_relation, model) %}
 
-  {% call statement('kanon_drop_staging') -%}
-    drop table {{ staging_relation }}
-  {%- endcall %}
+  {%- do kanon._drop_staging(staging_relation) -%}
 
   -- `COMMIT` happens here: the new release, its grants and its audit rows land together
   {{ adapter.commit() }}

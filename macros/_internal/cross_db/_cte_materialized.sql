@@ -7,3 +7,9 @@
 {% macro default___cte_materialized(materialized) -%}
   {{ return('materialized' if materialized else 'not materialized') }}
 {%- endmacro %}
+
+{#- Spark SQL has no MATERIALIZED hint on a CTE: its optimizer decides (it reuses an exchange
+    when a CTE is read twice). -#}
+{% macro spark___cte_materialized(materialized) -%}
+  {{ return('') }}
+{%- endmacro %}

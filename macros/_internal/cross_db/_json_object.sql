@@ -12,9 +12,9 @@
   {%- set string = dbt.type_string() -%}
   concat('{'
   {%- for key, expression, is_text in pairs %},
-  '{{ ((',' if not loop.first else '') ~ tojson(key) ~ ':') | replace("'", "''") }}',
+  {{ kanon._sql_text((',' if not loop.first else '') ~ tojson(key) ~ ':') }},
   {%- if is_text %}
-  coalesce(cast(to_json(cast({{ expression }} as {{ string }})) as {{ string }}), 'null')
+  {{ kanon._json_text(expression) }}
   {%- else %}
   coalesce(cast({{ expression }} as {{ string }}), 'null')
   {%- endif %}
@@ -31,4 +31,22 @@
     {%- set ns.fixed = "replace(" ~ ns.fixed ~ ", '\\u" ~ code ~ "', '\\u" ~ (code | lower) ~ "')" -%}
   {%- endfor -%}
   case when strpos({{ object }}, '\u00') > 0 then {{ ns.fixed }} else {{ object }} end
+{%- endmacro %}
+
+{#- A text expression as a JSON string (null when NULL), escaped by the warehouse's to_json. -#}
+{% macro _json_text(expression) %}
+  {{ return(adapter.dispatch('_json_text', 'kanon')(expression)) }}
+{% endmacro %}
+
+{% macro default___json_text(expression) -%}
+  {%- set string = dbt.type_string() -%}
+  {{ return("coalesce(cast(to_json(cast(" ~ expression ~ " as " ~ string ~ ")) as " ~ string ~ "), 'null')") }}
+{%- endmacro %}
+
+{#- Spark's to_json takes a struct, not a scalar: the value is wrapped as {"v": ...} and
+    unwrapped again (the 5 characters `{"v":` and the closing brace); a NULL field would be left
+    out of the struct's JSON, so NULL is written here. -#}
+{% macro spark___json_text(expression) -%}
+  {%- set wrapped = "to_json(named_struct('v', cast(" ~ expression ~ " as " ~ dbt.type_string() ~ ")))" -%}
+  {{ return("case when " ~ expression ~ " is null then 'null' else substring(" ~ wrapped ~ ", 6, length(" ~ wrapped ~ ") - 6) end") }}
 {%- endmacro %}

@@ -14,3 +14,9 @@
   {%- for name in names -%}{%- do quoted.append(kanon._quote(name)) -%}{%- endfor -%}
   {{ return(quoted | join(', ')) }}
 {% endmacro %}
+
+{#- Spark quotes identifiers with backticks (a double-quoted name is a string literal there); an
+    embedded backtick is doubled. -#}
+{% macro spark___quote(name) -%}
+  {{ return('`' ~ (name | replace('`', '``')) ~ '`') }}
+{%- endmacro %}
