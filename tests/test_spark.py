@@ -1,20 +1,22 @@
-"""kanon on Spark (issue 13, first part): the k_anonymous materialization, its audit trail and a
-count release on dbt-spark's session method, from a host project that installs kanon through
-packages.yml. On Spark a release goes live by replacing a view over an immutable version table
-(ADR 10): a refused release leaves the view and its version as they were.
+"""kanon on Spark (issue 13): the k_anonymous materialization, its audit trail, a count release
+and the generic and hierarchy tests on dbt-spark's session method, from a host project that
+installs kanon through packages.yml. On Spark a release goes live by replacing a view over an
+immutable version table (ADR 10): a refused release leaves the view and its version as they were,
+and a release killed before its view moved leaves the old one readable.
 
 Spark costs tens of seconds per dbt invocation (a JVM and a metastore start each time), so this
-module runs a few invocations and checks several things after each. Under CI=true a Spark that
-cannot start fails the module; elsewhere it is skipped with the reason."""
+module runs a few invocations and checks several things after each; what it publishes and what
+the tests find is compared with the same project on DuckDB. Under CI=true a Spark that cannot
+start fails the module; elsewhere it is skipped with the reason."""
 
 from __future__ import annotations
 
 import importlib.util
-import json
 import os
 import shutil
+import signal
 import subprocess
-import sys
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,11 +24,13 @@ from typing import Any
 
 import pytest
 from conftest import IN_CI, ROOT, DbtResult
-from kanon_tools.dbt_runner import DbtRunner
+from kanon_tools.dbt_runner import DBT, DbtRunner
+from kanon_tools.spark_sql import run_spark_sql
 
 K = 2
+Rows = list[tuple[str | None, ...]]
 # (person, branch, title): labels with an apostrophe, a double quote, a backslash and non-ASCII letters
-EVENTS = [
+EVENTS: Rows = [
     ("p1", "O'Brien Hall", "Coping With a Parent's Incarceration"),
     ("p2", "O'Brien Hall", '"Hello," She Lied'),
     ("p3", "O'Brien Hall", '"Hello," She Lied'),
@@ -37,7 +41,22 @@ EVENTS = [
     ("p7", None, "Cien años de soledad"),
     ("p8", "Bücherei Süd", "Back\\slash"),
     ("p9", "Bücherei Süd", "Back\\slash"),
+    ("p10", "O'Brien Hall", "Back\\slash"),  # with p1, O'Brien Hall's Self-help reaches k=2 generalized
 ]
+# the titles' hierarchy (level_0 the title as in the events, then its shelf, then the root)
+TITLE_HIERARCHY: Rows = [
+    ("Coping With a Parent's Incarceration", "Self-help", "*"),
+    ('"Hello," She Lied', "Fiction", "*"),
+    ("Cien años de soledad", "Fiction", "*"),
+    ("Back\\slash", "Self-help", "*"),
+]
+# every hierarchy test fails on it: a leaf listed twice with two parents, a blank label, two roots
+BAD_HIERARCHY: Rows = [("a", "X", "*"), ("a", "Y", "*"), ("b", " ", "*"), ("c", "Z", "other root")]
+TABLES: dict[str, tuple[str, Rows]] = {
+    "events": ("pid, branch, title", EVENTS),
+    "title_hierarchy": ("level_0, level_1, level_2", TITLE_HIERARCHY),
+    "bad_hierarchy": ("level_0, level_1, level_2", BAD_HIERARCHY),
+}
 MODELS = {
     # hand-written behind the gate: var min_people 1 tries to publish one person's title
     "gate_release.sql": f"""
@@ -52,6 +71,13 @@ having count(distinct pid) >= {{{{ var('min_people', 2) }}}}
 {{{{ kanon.release_counts(relation=source('raw', 'events'), privacy_unit='pid',
     dimensions=['branch', 'title'], k={K}) }}}}
 """,
+    # a count release behind the gate; var gate_k changes its k (the killed release uses 3)
+    "counts_gate.sql": """
+{{ config(materialized='k_anonymous', k=var('gate_k', 2)) }}
+{{ kanon.release_counts(relation=source('raw', 'events'), privacy_unit='pid',
+    dimensions=['branch', 'title'], hierarchies={'title': source('raw', 'title_hierarchy')},
+    k=var('gate_k', 2)) }}
+""",
     "sources.yml": """
 version: 2
 sources:
@@ -59,6 +85,35 @@ sources:
     schema: "{{ target.schema }}"
     tables:
       - name: events
+        columns:
+          - name: pid
+            data_tests: [kanon.privacy_unit_clean]
+          - name: title
+            data_tests:
+              - kanon.hierarchy_covers: {arguments: {hierarchy: "{{ source('raw', 'title_hierarchy') }}"}}
+              - kanon.hierarchy_covers:
+                  name: title_not_covered_by_bad_hierarchy
+                  arguments: {hierarchy: "{{ source('raw', 'bad_hierarchy') }}"}
+        data_tests:
+          - kanon.k_anonymous_records:
+              arguments: {quasi_identifiers: [branch, title], k: 2, privacy_unit: pid}
+      - name: title_hierarchy
+        data_tests: &hierarchy_tests
+          - kanon.hierarchy_leaves_unique
+          - kanon.hierarchy_single_parent
+          - kanon.hierarchy_single_root
+          - kanon.hierarchy_no_blank_labels
+      - name: bad_hierarchy
+        data_tests: *hierarchy_tests
+models:
+  - name: counts_gate
+    columns:
+      - name: people
+        data_tests:
+          - kanon.k_anonymous: {arguments: {k: 2}}
+          - kanon.k_anonymous:
+              name: counts_gate_not_4_anonymous
+              arguments: {k: 4, key_columns: [title]}
 """,
 }
 
@@ -89,12 +144,13 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
         (project / "models" / name).write_text(text)
     env = dict(os.environ, DBT_PROFILES_DIR=str(ROOT), KANON_TARGET="spark", KANON_SCHEMA=schema,
                KANON_SPARK_DIR=str(workdir / "spark"), DBT_SEND_ANONYMOUS_USAGE_STATS="false")
-    values = ", ".join("(" + ", ".join(_literal(v) for v in row) + ")" for row in EVENTS)
-    loaded = _sql(workdir / "spark", f"create schema if not exists {schema}",
-                  f"create table {schema}.events using parquet as "
-                  f"select * from values {values} as t(pid, branch, title)",
-                  f"select count(*) from {schema}.events")
-    assert loaded[-1] == [[len(EVENTS)]]
+    statements = [f"create schema if not exists {schema}"]
+    for table, (columns, rows) in TABLES.items():
+        values = ", ".join("(" + ", ".join(_literal(v) for v in row) + ")" for row in rows)
+        statements += [f"create table {schema}.{table} using parquet as select * from values {values} as t({columns})",
+                       f"select count(*) from {schema}.{table}"]
+    loaded = _sql(workdir / "spark", *statements)
+    assert [result for result in loaded if result] == [[[len(rows)]] for _, rows in TABLES.values()]
     runner = DbtRunner(project, env=env, target_path=workdir / "target", log_path=workdir / "logs")
     assert runner.run("deps").ok
     yield {"runner": runner, "schema": schema, "dir": workdir / "spark", "workdir": workdir, "project": project}
@@ -107,10 +163,8 @@ def _literal(value: str | None) -> str:
 
 
 def _sql(directory: Path, *statements: str) -> list[list[list[Any]]]:
-    done = subprocess.run([sys.executable, str(ROOT / "tests" / "spark_sql.py"), str(directory), *statements],
-                          capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-3000:]
-    return [json.loads(line) for line in done.stdout.splitlines() if line.startswith("[")]
+    # in a process of its own: the metastore (embedded Derby) admits one process at a time
+    return run_spark_sql(directory, *statements, timeout=600)
 
 
 def _run(spark: dict[str, Any], *args: str) -> DbtResult:
@@ -129,7 +183,7 @@ def test_a_release_goes_live_as_a_view_and_a_refused_one_changes_nothing(spark: 
                                f"select title, people from {schema}.gate_release order by title")
     [version] = _versions(spark, tables)
     assert [row[1] for row in views] == ["gate_release"]
-    assert rows == [['"Hello," She Lied', 3], ["Back\\slash", 2], ["Cien años de soledad", 3]]
+    assert rows == [['"Hello," She Lied', 3], ["Back\\slash", 3], ["Cien años de soledad", 3]]
 
     refused = _run(spark, "run", "--select", "gate_release", "--vars", '{"min_people": 1}')
     assert not refused.ok and "refused to publish" in refused.output and "min_count" in refused.output
@@ -138,8 +192,8 @@ def test_a_release_goes_live_as_a_view_and_a_refused_one_changes_nothing(spark: 
         f"select status, reason from {audit}.kanon_audit_releases where report = 'gate_release' order by released_at")
     assert _versions(spark, tables) == [version]  # the refused release left no version behind
     assert rows_after == rows
-    assert [row[0] for row in trail] == ["RELEASED", "REFUSED"]
-    assert "below k=2" in trail[1][1]
+    assert [row[0] for row in trail] == ["PENDING", "RELEASED", "REFUSED"]
+    assert "below k=2" in trail[2][1]
 
     again = _run(spark, "run", "--select", "gate_release")
     assert again.ok, again.output[-4000:]
@@ -150,23 +204,151 @@ def test_a_release_goes_live_as_a_view_and_a_refused_one_changes_nothing(spark: 
     assert rows_again == rows
 
 
-def test_a_count_release_on_spark_publishes_what_duckdb_publishes(spark: dict[str, Any]) -> None:
+@pytest.fixture(scope="module")
+def duckdb_twin(spark: dict[str, Any]) -> dict[str, Any]:
+    """The same host project and tables on DuckDB: what Spark publishes and finds is compared with it."""
+    import duckdb
+
+    path = spark["workdir"] / "twin.duckdb"
+    with duckdb.connect(str(path)) as conn:
+        conn.execute("create schema kt_twin")
+        for table, (columns, rows) in TABLES.items():
+            names = [name.strip() for name in columns.split(",")]
+            conn.execute(f"create table kt_twin.{table} ({', '.join(name + ' varchar' for name in names)})")
+            conn.executemany(f"insert into kt_twin.{table} values ({', '.join('?' for _ in names)})", rows)
+    env = dict(spark["runner"].env, KANON_TARGET="duckdb", KANON_SCHEMA="kt_twin", KANON_DUCKDB_PATH=str(path))
+    runner = DbtRunner(spark["project"], env=env, target_path=spark["workdir"] / "target_duckdb",
+                       log_path=spark["workdir"] / "logs_duckdb")
+    return {"runner": runner, "path": path}
+
+
+def _duckdb(twin: dict[str, Any], query: str) -> list[list[Any]]:
+    import duckdb
+
+    with duckdb.connect(str(twin["path"])) as conn:
+        return [list(row) for row in conn.execute(query).fetchall()]
+
+
+def _same_rows(left: list[list[Any]], right: list[list[Any]]) -> bool:
+    return sorted(map(str, left)) == sorted(map(str, right))
+
+
+def test_a_count_release_on_spark_publishes_what_duckdb_publishes(
+    spark: dict[str, Any], duckdb_twin: dict[str, Any],
+) -> None:
     built = _run(spark, "run", "--select", "counts_table")
     assert built.ok, built.output[-4000:]
     [on_spark] = _sql(spark["dir"], f"select * from {spark['schema']}.counts_table")
-
-    import duckdb
-
-    path = spark["workdir"] / "same.duckdb"
-    with duckdb.connect(str(path)) as conn:
-        conn.execute("create schema kt_same")
-        conn.execute("create table kt_same.events (pid varchar, branch varchar, title varchar)")
-        conn.executemany("insert into kt_same.events values (?, ?, ?)", EVENTS)
-    env = dict(spark["runner"].env, KANON_TARGET="duckdb", KANON_SCHEMA="kt_same", KANON_DUCKDB_PATH=str(path))
-    runner = DbtRunner(spark["project"], env=env, target_path=spark["workdir"] / "target_duckdb",
-                       log_path=spark["workdir"] / "logs_duckdb")
-    assert runner.run("run", "--select", "counts_table").ok
-    with duckdb.connect(str(path)) as conn:
-        on_duckdb = [list(row) for row in conn.execute("select * from kt_same.counts_table").fetchall()]
-    assert sorted(map(str, on_spark)) == sorted(map(str, on_duckdb))
+    assert duckdb_twin["runner"].run("run", "--select", "counts_table").ok
+    assert _same_rows(on_spark, _duckdb(duckdb_twin, "select * from kt_twin.counts_table"))
     assert all(row[-1] >= K for row in on_spark)
+
+
+# what a release's trail says of its groups, comparable across warehouses
+GROUPS = ("select decision, ladder_step, labels, people from {audit}.kanon_audit_groups "
+          "where invocation_id = '{invocation}'")
+
+
+def test_a_gated_count_release_and_its_trail_match_duckdb_and_a_killed_one_changes_nothing(
+    spark: dict[str, Any], duckdb_twin: dict[str, Any],
+) -> None:
+    schema, audit = spark["schema"], f"{spark['schema']}_kanon_audit"
+    released = _run(spark, "run", "--select", "counts_gate")
+    assert released.ok, released.output[-4000:]
+    twin = duckdb_twin["runner"].run("run", "--select", "counts_gate")
+    assert twin.ok, twin.output[-4000:]
+    rows, groups, trail = _sql(
+        spark["dir"], f"select * from {schema}.counts_gate",
+        GROUPS.format(audit=audit, invocation=released.invocation_id),
+        f"select status, cells_in, cells_passed, cells_generalized, cells_suppressed, rows_released, "
+        f"people_suppressed from {audit}.kanon_audit_releases where report = 'counts_gate' order by released_at")
+    assert rows and all(row[-1] >= K for row in rows)
+    assert _same_rows(rows, _duckdb(duckdb_twin, "select * from kt_twin.counts_gate"))
+    twin_groups = GROUPS.format(audit="kt_twin_kanon_audit", invocation=twin.invocation_id)
+    assert _same_rows(groups, _duckdb(duckdb_twin, twin_groups))
+    twin_trail = _duckdb(duckdb_twin, "select status, cells_in, cells_passed, cells_generalized, cells_suppressed, "
+                                      "rows_released, people_suppressed from kt_twin_kanon_audit.kanon_audit_releases")
+    # without a transaction the summary row is written PENDING before the view moves, RELEASED after
+    assert [row[0] for row in trail] == ["PENDING", "RELEASED"]
+    assert [row[1:] for row in trail] == [twin_trail[0][1:]] * 2
+    assert any(row[0] == "GENERALIZE" for row in groups) and any(row[0] == "SUPPRESS" for row in groups)
+
+    # A release with k=3, killed (the dbt process and its Spark, SIGKILL) once its checked version
+    # is built and its PENDING row is being written, before its view moves.
+    log = spark["workdir"] / "logs" / "dbt.log"
+    start = log.stat().st_size if log.exists() else 0
+    proc = subprocess.Popen([DBT, "run", "--select", "counts_gate", "--vars", '{"gate_k": 3}',
+                             "--project-dir", str(spark["project"])], cwd=spark["project"], env=spark["runner"].env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.monotonic() + 600
+    try:
+        while time.monotonic() < deadline and proc.poll() is None:
+            with log.open(errors="replace") as f:
+                f.seek(start)
+                if any("'PENDING'" in line for line in f):
+                    break
+            time.sleep(0.05)
+        assert proc.poll() is None, "the release ended before it could be killed"
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    assert time.monotonic() < deadline, "the release never reached its PENDING row"
+    tables, view, rows_after, statuses = _sql(
+        spark["dir"], f"show tables in {schema}", f"show create table {schema}.counts_gate",
+        f"select * from {schema}.counts_gate",
+        f"select status from {audit}.kanon_audit_releases where report = 'counts_gate' order by released_at")
+    assert _same_rows(rows_after, rows)  # the k=2 release, whole, still under the model's name
+    versions = sorted(row[1] for row in tables if str(row[1]).startswith("counts_gate__kanon_v"))
+    assert len(versions) == 1 and versions[0] in view[0][0]  # the view still reads the old version
+    assert all(row[-1] >= K for row in rows_after)
+    # the killed release left at most its PENDING row, never a RELEASED one
+    assert [row[0] for row in statuses][:2] == ["PENDING", "RELEASED"]
+    assert [row[0] for row in statuses][2:] in ([], ["PENDING"])
+
+    again = _run(spark, "run", "--select", "counts_gate", "--vars", '{"gate_k": 3}')
+    assert again.ok, again.output[-4000:]
+    tables, rows_k3 = _sql(spark["dir"], f"show tables in {schema}", f"select * from {schema}.counts_gate")
+    assert rows_k3 and all(row[-1] >= 3 for row in rows_k3) and not _same_rows(rows_k3, rows)
+    assert duckdb_twin["runner"].run("run", "--select", "counts_gate", "--vars", '{"gate_k": 3}').ok
+    assert _same_rows(rows_k3, _duckdb(duckdb_twin, "select * from kt_twin.counts_gate"))
+    # the killed release's leftovers are gone: one version, no intermediate table, no stage left
+    # in the private audit schema
+    assert [row[1] for row in tables if str(row[1]).startswith("counts_gate_")] == \
+        [row[1] for row in tables if str(row[1]).startswith("counts_gate__kanon_v")] != versions
+    [stages] = _sql(spark["dir"], f"show tables in {audit} like 'counts_gate__kanon_staging*'")
+    assert stages == []
+
+
+def _test_outcomes(result: Any) -> dict[str, tuple[str, int]]:
+    return {key: (item["status"], item["failures"]) for key, item in result.results.items()
+            if key.startswith("test.") and item["status"] in ("pass", "fail")}
+
+
+def test_the_generic_and_hierarchy_tests_find_on_spark_what_they_find_on_duckdb(
+    spark: dict[str, Any], duckdb_twin: dict[str, Any],
+) -> None:
+    # kanon's audit models (the kanon_audit_trail materialization) build over the trail the
+    # releases created, and keep every row of it
+    trail = f"select count(*) from {spark['schema']}_kanon_audit.kanon_audit_groups"
+    [before] = _sql(spark["dir"], trail)
+    built = _run(spark, "build", "--select", "package:kanon")
+    assert built.ok, built.output[-4000:]
+    assert _sql(spark["dir"], trail) == [before] and before[0][0] > 0
+
+    selection = ("test", "--select", "source:raw", "counts_gate")
+    on_spark = _run(spark, *selection)
+    on_duckdb = duckdb_twin["runner"].run(*selection)
+    found = _test_outcomes(on_spark)
+    assert len(found) == 14, on_spark.output[-4000:]  # every test ran, and passed or failed
+    assert found == _test_outcomes(on_duckdb)
+    failing = {key.split(".")[2]: failures for key, (status, failures) in found.items() if status == "fail"}
+    assert failing == {
+        "kanon_source_hierarchy_leaves_unique_raw_bad_hierarchy_": 1,
+        "kanon_source_hierarchy_single_parent_raw_bad_hierarchy_": 1,
+        "kanon_source_hierarchy_single_root_raw_bad_hierarchy_": 1,
+        "kanon_source_hierarchy_no_blank_labels_raw_bad_hierarchy_": 1,
+        "title_not_covered_by_bad_hierarchy": 4,
+        "kanon_source_k_anonymous_records_raw_events_2__pid__branch__title": 4,
+        "counts_gate_not_4_anonymous": 1,  # the k=3 release's row of 3 people
+    }, on_spark.output[-4000:]

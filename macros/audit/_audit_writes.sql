@@ -28,12 +28,14 @@
 {%- endmacro -%}
 
 {#- Guards every insert of a release on its summary row (the small table, written last in the
-    same transaction): a release whose summary is recorded has all of its rows. -#}
+    same transaction): a release whose summary is recorded has all of its rows. A PENDING row
+    (written before the swap where there is no transaction, ADR 10) is not a summary. -#}
 {%- macro _audit_not_yet_recorded(audit_releases, release) -%}
   not exists (
     select 1 from {{ audit_releases }} as recorded
     where recorded.invocation_id = '{{ release.invocation_id }}'
       and recorded.report_unique_id = '{{ release.report_unique_id | replace("'", "''") }}'
+      and recorded.status <> 'PENDING'
   )
 {%- endmacro -%}
 
@@ -77,13 +79,12 @@
   {%- endif %}
 {% endmacro %}
 
-{#- The hierarchies of a release (named in its plan) into the trail's snapshots, each once per
-    content hash: a hash already there is skipped. Concurrent first releases of one hierarchy may
-    both write it; readers take distinct rows. -#}
-{% macro _audit_insert_hierarchies(audit_hierarchies, release_plan) %}
+{#- A hierarchy of a release (a dimension of its plan, with a hierarchy) into the trail's
+    snapshots, once per content hash: a hash already there is skipped. Concurrent first releases
+    of one hierarchy may both write it; readers take distinct rows. -#}
+{% macro _audit_insert_hierarchy(audit_hierarchies, d) %}
   {%- set q = kanon._quote -%}
   {%- set string = dbt.type_string() -%}
-  {%- for d in fromjson(release_plan).dimensions if d.hierarchy is not none %}
   insert into {{ audit_hierarchies }} {{ kanon._audit_columns('hierarchies') }}
   select
     '{{ d.hierarchy }}',
@@ -95,19 +96,22 @@
     {% if not loop.first %}union all {% endif %}select cast({{ q(d.level_columns[0]) }} as {{ string }}) as _k_leaf, {{ loop.index }} as _k_level, cast({{ q(column) }} as {{ string }}) as _k_label from {{ d.relation }}
     {%- endfor %}
   ) as _k_levels
-  where not exists (select 1 from {{ audit_hierarchies }} as known where known.content_hash = '{{ d.hierarchy }}');
-  {%- endfor %}
+  where not exists (select 1 from {{ audit_hierarchies }} as known where known.content_hash = '{{ d.hierarchy }}')
 {% endmacro %}
 
 {#- The summary row of a published release: literals from the facts the gate read in its one
-    scan of the staging table (no second scan). -#}
-{% macro _audit_insert_release(audit_releases, release, facts) %}
+    scan of the staging table (no second scan). status 'PENDING': the same row, written before
+    the release goes live where no transaction holds the swap and the trail together (Spark). -#}
+{% macro _audit_insert_release(audit_releases, release, facts, status='RELEASED') %}
+  {%- if status not in ['RELEASED', 'PENDING'] -%}
+    {{ exceptions.raise_compiler_error("kanon: a release's summary row is RELEASED or PENDING, not " ~ status) }}
+  {%- endif -%}
   {%- set bigint = dbt.type_bigint() -%}
   insert into {{ audit_releases }} {{ kanon._audit_columns('releases') }}
   select
     {{ kanon._audit_release_literals(release) }},
     {{ kanon._sql_text(release.count_column) }},
-    'RELEASED', cast(null as {{ dbt.type_string() }})
+    '{{ status }}', cast(null as {{ dbt.type_string() }})
     {%- for fact in ['cells_in', 'cells_passed', 'cells_generalized', 'cells_suppressed', 'rows_published', 'people_suppressed'] %},
     cast({{ facts[fact] }} as {{ bigint }})
     {%- endfor %},

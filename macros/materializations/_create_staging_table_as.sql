@@ -15,12 +15,20 @@
 {%- endmacro %}
 
 {#- Spark has no temporary tables: a temporary view, cached (computed once, now, and private to
-    the session like a temporary table); _drop_staging uncaches and drops it. -#}
+    the session like a temporary table); _drop_staging uncaches and drops it. The CTEs of the
+    release's WITH run first, one statement each (_spark_stages says why). -#}
 {% macro spark___create_staging_table_as(relation, sql) -%}
   {%- set sql_header = config.get('sql_header', none) -%}
-  {{ sql_header if sql_header is not none }}
+  {%- if sql_header is not none -%}{%- do run_query(sql_header) -%}{%- endif -%}
+  {#- only kanon's own SQL (a release macro's long form) is split: a hand-written model's CTE
+      names may also be its column names -#}
+  {%- set split = kanon._spark_stages(sql, relation.identifier ~ '__', kanon._spark_stage_scratch())
+      if config.get('kanon_release_kind') else {'stages': [], 'select': sql} -%}
+  {%- for stage in split.stages -%}
+    {%- do run_query(stage) -%}
+  {%- endfor -%}
   cache table {{ relation }} as
-    {{ sql }}
+    {{ split.select }}
 {%- endmacro %}
 
 {#- The staging relation as the warehouse names it: Spark's temporary views live outside any
@@ -48,11 +56,34 @@
   {%- endcall %}
 {% endmacro %}
 
+{#- Also its stages (tables in the private audit schema, temporary views), last first: a view is
+    resolved when it is dropped, so what it reads must still be there. Their names sort in the
+    order they were created. -#}
 {% macro spark___drop_staging(relation) %}
-  {% call statement('kanon_uncache_staging') -%}
-    uncache table if exists {{ relation }}
+  {%- set scratch = kanon._spark_stage_scratch() -%}
+  {%- set stages = [] -%}
+  {#- show tables lists the session's temporary views too (third column: isTemporary) -#}
+  {%- for row in run_query("show tables in " ~ kanon._quote(scratch.schema) ~ " like '" ~ relation.identifier ~ "__*'") -%}
+    {%- do stages.append((row[1], row[2])) -%}
+  {%- endfor -%}
+  {% call statement('kanon_drop_staging') -%}
+    uncache table if exists {{ kanon._quote(relation.identifier) }}
   {%- endcall %}
   {% call statement('kanon_drop_staging') -%}
-    drop view if exists {{ relation }}
+    drop view if exists {{ kanon._quote(relation.identifier) }}
   {%- endcall %}
+  {%- for name, temporary in stages | sort(reverse=true) %}
+  {% call statement('kanon_drop_staging') -%}
+    {%- if temporary %}
+    drop view if exists {{ kanon._quote(name) }}
+    {%- else %}
+    drop table if exists {{ kanon._quote(scratch.schema) }}.{{ kanon._quote(name) }}
+    {%- endif %}
+  {%- endcall %}
+  {%- endfor %}
+{% endmacro %}
+
+{#- Where a release on Spark writes the stages it reads as tables: the private audit schema. -#}
+{% macro _spark_stage_scratch() %}
+  {{ return(kanon._audit_relation(kanon._audit_tables()[0][0])) }}
 {% endmacro %}

@@ -130,9 +130,18 @@
         'select ' ~ kanon._quote_list(published_names) ~ ' from ' ~ staging_relation ~ ' ' ~ published_filter) }}
   {%- endcall %}
   {%- do kanon._audit_append(kanon._audit_insert_groups(audit.groups, audit.releases, staging_relation, release, long_form, facts.count_column, published_names)) -%}
-  {%- if facts.release_plan and fromjson(facts.release_plan).dimensions | selectattr('hierarchy') | list %}
+  {#- one statement per hierarchy: Spark runs one statement per call -#}
+  {%- for dimension in (fromjson(facts.release_plan).dimensions if facts.release_plan else []) if dimension.hierarchy is not none %}
   {% call statement('kanon_audit_hierarchies') -%}
-    {{ kanon._audit_insert_hierarchies(audit.hierarchies, facts.release_plan) }}
+    {{ kanon._audit_insert_hierarchy(audit.hierarchies, dimension) }}
+  {%- endcall %}
+  {%- endfor %}
+
+  {#- Without a transaction (Spark) the summary row is written twice: PENDING before the swap,
+      RELEASED after it, so that a crash in between leaves the attempt on the record (ADR 10). -#}
+  {%- if not kanon._release_has_transaction() %}
+  {% call statement('kanon_audit_pending') -%}
+    {{ kanon._audit_insert_release(audit.releases, release, facts, 'PENDING') }}
   {%- endcall %}
   {%- endif %}
 

@@ -19,7 +19,17 @@ same dimensions over the generator's `thinner` profile: ~97% of ~5.9M finest cel
 events, the issue's target workload) and `dense` (branch x age band x subject, few below k). Each
 model runs in its own dbt invocation, `repeats` times; the time is dbt's own execution time of
 the node (run_results.json, no dbt start-up), the memory the dbt process's peak RSS (DuckDB runs
-inside it; on Postgres it is the client only).
+inside it; on Postgres it is the client only; on Spark the dbt Python process without its JVM).
+
+Spark (`--spark-sizes`, only when asked) runs through profiles.yml's spark target: dbt-spark's
+session method, local[N] in a JVM the dbt process starts, an embedded Derby metastore and the
+tables' files in one directory per size (KANON_SPARK_DIR). The generator writes into a scratch
+DuckDB file, which DuckDB exports to Parquet (each events table and its hierarchies); Spark
+registers them as tables over those files. Derby lets one process at a time open the metastore,
+so whatever this module reads on Spark it reads between dbt invocations, through spark_sql
+subprocesses (`kanon_tools.spark_sql`), each one Spark start (tens of seconds). On Spark only
+floor_ and release_ are timed unless `--spark-engine` asks for engine_ and recount_ too, and the
+Python baseline is not run.
 
 After the last release of each report it measures what that release added to the audit trail:
 rows carrying its invocation_id in each kanon_audit_* table, and bytes (the growth of those
@@ -35,13 +45,17 @@ Results go to a Markdown file (BENCHMARKS.md) and a PNG plot of time against siz
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
+import re
+import shlex
 import shutil
 import statistics
 import sys
 import time
+import urllib.parse
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,6 +64,7 @@ from typing import Any
 from kanon_tools import generate
 from kanon_tools.cli_types import count_list, positive_count
 from kanon_tools.dbt_runner import DbtResult, DbtRunner
+from kanon_tools.spark_sql import run_spark_sql
 from kanon_tools.warehouse import connect, quote_ident
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -68,6 +83,8 @@ INPUT_MODELS = ("bench_events", "bench_events_thinner", "bench_hierarchy_title",
                 "bench_hierarchy_branch", "bench_hierarchy_age_band", "bench_events_subject",
                 "bench_hierarchy_subject")
 PG_SCHEMA = "kanon_bench"
+SPARK_SCHEMA = "kanon_bench"  # the Parquet inputs' schema on Spark (dbt builds in <schema>_out)
+WAREHOUSES = (("duckdb", "o"), ("postgres", "s"), ("spark", "^"))  # the order of the report, and plot markers
 NOTES_MARKER = "<!-- notes: everything below this line is kept when make bench rewrites the file -->"
 
 
@@ -127,6 +144,52 @@ class Trail:
         return sum(self.rows.values())
 
 
+class DbtFailed(RuntimeError):
+    """A dbt invocation of the benchmark that failed: the model it ran (else its command), dbt's
+    error in one line (`message`), and the end of its output (the exception's text)."""
+
+    def __init__(self, args: Sequence[str], result: DbtResult) -> None:
+        super().__init__(f"dbt {' '.join(args)} failed:\n{result.output[-4000:]}")
+        selected = list(args[args.index("--select") + 1:args.index("--select") + 2]) if "--select" in args else []
+        self.model = selected[0] if selected else " ".join(args[:1])
+        self.message = _error_text(result, self.model)
+
+
+def _error_text(result: DbtResult, model: str) -> str:
+    """The model's error in one line: its message in run_results.json (else the block dbt printed
+    under "Error in model"), less Java stack frames and blank lines, at most 400 characters."""
+    item = result.results.get(model)
+    text = str(item.get("message") or "") if item and item.get("status") == "error" else ""
+    if not text:
+        lines = [re.sub(r"^(\x1b\[[0-9;]*m)*(\d\d:\d\d:\d\d(\.\d+)?\s+)?", "", line)
+                 for line in result.output.splitlines()]
+        starts = [i for i, line in enumerate(lines) if "Error in model" in line]
+        block: list[str] = []
+        for line in lines[starts[-1] + 1:] if starts else []:
+            if not line.strip() or "compiled code at" in line:
+                if block:
+                    break
+                continue
+            block.append(line)
+        text = "\n".join(block)
+    kept = [line.strip() for line in text.splitlines()
+            if line.strip() and not line.strip().startswith(("at ", "... ")) and "Error in model" not in line]
+    one = " ".join(kept) or result.error()
+    return one if len(one) <= 400 else one[:399] + "…"
+
+
+@dataclass
+class Failure:
+    """A report whose model failed on Spark: the run went on without it."""
+
+    warehouse: str
+    size: int
+    report: str
+    model: str
+    message: str
+    setting: str = ""
+
+
 @dataclass
 class Bench:
     workdir: Path
@@ -142,7 +205,7 @@ class Bench:
                            log_path=self.workdir / "logs", timeout=None)
         result = runner.run(*args, measure_rss=True)
         if not result.ok:
-            raise RuntimeError(f"dbt {' '.join(args)} failed:\n{result.output[-4000:]}")
+            raise DbtFailed(args, result)
         return result
 
     def run(self, *models: str) -> DbtResult:
@@ -214,19 +277,42 @@ class Result:
     report: str
     floor: Timing
     release: Timing
-    engine: Timing
+    engine: Timing | None  # None: not run (Spark without --spark-engine)
     recount: Timing | None
     python_seconds: float | None
     thin_share: float
     cells: int  # finest cells of the report (rows of its floor)
     trail: Trail
+    setting: str = ""  # how the warehouse ran, when it matters (Spark: local[N] and its driver memory)
 
 
-def run_size(kind: str, size: int, repeats: int, workdir: Path, quiet: bool, python: bool) -> list[Result]:
+@dataclass(frozen=True)
+class SparkSettings:
+    """How the benchmark runs Spark: local[cores], the driver's memory, which reports, and
+    whether engine_ and recount_ are timed too (each one more dbt invocation per report)."""
+
+    cores: int = 2
+    memory: str = "2g"
+    reports: tuple[str, ...] = tuple(REPORTS)
+    engine: bool = False
+
+    def describe(self) -> str:
+        return f"local[{self.cores}], driver memory {self.memory}"
+
+
+def run_size(kind: str, size: int, repeats: int, workdir: Path, quiet: bool, python: bool,
+             spark: SparkSettings | None = None, failures: list[Failure] | None = None) -> list[Result]:
+    """Generate `size` events on the warehouse `kind`, build the inputs, time each report's models.
+    spark: the Spark settings (required for kind spark, ignored otherwise). failures: where a Spark
+    model that failed is recorded (without it, as elsewhere, a failure raises)."""
     workdir.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "DBT_PROFILES_DIR": str(ROOT), "KANON_TARGET": kind,
            "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"}
     duckdb_path: Path | None = None
+    warehouse: SparkWarehouse | None = None
+    reports = tuple(REPORTS)
+    if kind != "spark":
+        spark = None
     start = time.perf_counter()
     if kind == "duckdb":
         duckdb_path = workdir / f"bench_{label(size)}.duckdb"
@@ -236,6 +322,13 @@ def run_size(kind: str, size: int, repeats: int, workdir: Path, quiet: bool, pyt
         for profile, table in PROFILE_TABLES.items():
             generate.write_duckdb(duckdb_path, table, events=size, profile=profile, quiet=quiet)
         env.update(KANON_DUCKDB_PATH=str(duckdb_path), KANON_SCHEMA="main")
+    elif kind == "spark":
+        spark = spark or SparkSettings()
+        reports = spark.reports
+        warehouse = _load_spark(size, workdir, quiet, spark)
+        events = {profile: f"{SPARK_SCHEMA}.{table}" for profile, table in PROFILE_TABLES.items()}
+        env.update(KANON_SCHEMA=warehouse.schema, KANON_SPARK_DIR=str(warehouse.directory),
+                   KANON_SPARK_CORES=str(spark.cores), KANON_SPARK_MEMORY=spark.memory)
     else:
         _drop_postgres_schemas()
         conn = connect("postgres")
@@ -254,33 +347,238 @@ def run_size(kind: str, size: int, repeats: int, workdir: Path, quiet: bool, pyt
     bench.run(*INPUT_MODELS)
 
     results = []
-    for report in REPORTS:
+    setting = spark.describe() if spark is not None else ""
+
+    def one(report: str) -> Result:
         floor, _ = bench.time_model(f"floor_{report}", repeats)
-        # the trail's size just before the last release, to see what that one release added
-        before: dict[str, tuple[int, int]] = {}
+        if warehouse is not None:
+            # the trail just before the last release; then what it added, and the floor's cells,
+            # read in one Spark start
+            spark_before: dict[str, tuple[int, int | None]] = {}
+            on_spark: SparkWarehouse = warehouse
 
-        def measure_before(sizes: dict[str, tuple[int, int]] = before) -> None:
-            sizes.update(_trail_sizes(kind, duckdb_path))
+            def spark_sizes(sizes: dict[str, tuple[int, int | None]] = spark_before,
+                            on: SparkWarehouse = on_spark) -> None:
+                sizes.update(on.trail()[0])
 
-        release, last = bench.time_model(f"release_{report}", repeats, measure_before)
-        trail = _trail_added(kind, duckdb_path, before, str(last.invocation_id))
-        engine, _ = bench.time_model(f"engine_{report}", repeats)
-        recount = bench.time_model(f"recount_{report}", repeats)[0] if report in RECOUNTED else None
+            release, last = bench.time_model(f"release_{report}", repeats, spark_sizes)
+            trail, thin_share, cells = on_spark.release_added(spark_before, str(last.invocation_id), report)
+        else:
+            # the trail's size just before the last release, to see what that one release added
+            before: dict[str, tuple[int, int]] = {}
+
+            def measure_before(sizes: dict[str, tuple[int, int]] = before) -> None:
+                sizes.update(_trail_sizes(kind, duckdb_path))
+
+            release, last = bench.time_model(f"release_{report}", repeats, measure_before)
+            trail = _trail_added(kind, duckdb_path, before, str(last.invocation_id))
+            thin_share, cells = _thin_share(kind, duckdb_path, report)
+        engine = recount = None
+        if spark is None or spark.engine:
+            engine = bench.time_model(f"engine_{report}", repeats)[0]
+            recount = bench.time_model(f"recount_{report}", repeats)[0] if report in RECOUNTED else None
         py = None
-        if python and report == "thin":
+        if python and report == "thin" and spark is None:
             py = python_baseline(kind, events["default"], events["default"] + "_hierarchy", env, duckdb_path)
-        thin_share, cells = _thin_share(kind, duckdb_path, report)
-        result = Result(kind, size, report, floor, release, engine, recount, py, thin_share, cells, trail)
-        results.append(result)
+        result = Result(kind, size, report, floor, release, engine, recount, py, thin_share, cells, trail, setting)
         if not quiet:
             print(f"[{kind} {label(size)}] {report}: {cells:,} cells, {thin_share:.0%} thin; floor "
                   f"{floor.median:.2f}s release {release.median:.2f}s ratio {release.median / floor.median:.2f}; "
                   f"trail +{trail.total_rows:,} rows, +{_mb(trail.bytes)} MB per release", flush=True)
+        return result
+
+    for report in reports:
+        try:
+            results.append(one(report))
+        except DbtFailed as failed:
+            # On Spark a model that fails (out of memory, say) is reported and the next report run:
+            # a long run keeps what it measured. Elsewhere a failure is a bug: it stops the run.
+            if spark is None or failures is None:
+                raise
+            failures.append(Failure(kind, size, report, failed.model, failed.message, setting))
+            print(f"[{kind} {label(size)}] {report}: {failed.model} failed: {failed.message}", file=sys.stderr,
+                  flush=True)
     if kind == "postgres":
         _drop_postgres_schemas()
+    elif warehouse is not None:
+        shutil.rmtree(warehouse.directory)
     elif duckdb_path is not None:
         duckdb_path.unlink(missing_ok=True)
     return results
+
+
+# --- Spark: Parquet inputs, and reading the warehouse between dbt invocations --------------------
+
+def _spark_literal(text: str) -> str:
+    """A Spark SQL string literal (backslash escapes, unlike the SQL standard's)."""
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def _load_spark(size: int, workdir: Path, quiet: bool, settings: SparkSettings) -> SparkWarehouse:
+    """A fresh Spark warehouse for `size` (<workdir>/spark_<size>: metastore, warehouse, inputs):
+    the generator's events (both profiles) and hierarchies, written by the generator into a scratch
+    DuckDB file, exported from it to Parquet (inputs/<table>/) and registered in Spark as tables over
+    those files, in one Spark start."""
+    import duckdb
+
+    directory = workdir / f"spark_{label(size)}"
+    if directory.exists():
+        shutil.rmtree(directory)
+    inputs = directory / "inputs"
+    inputs.mkdir(parents=True)
+    scratch = workdir / f"bench_{label(size)}_spark.duckdb"
+    for stale in (scratch, Path(f"{scratch}.wal")):
+        stale.unlink(missing_ok=True)
+    for profile, table in PROFILE_TABLES.items():
+        generate.write_duckdb(scratch, table, events=size, profile=profile, quiet=quiet)
+    conn = duckdb.connect(str(scratch))
+    try:
+        # everything the generator wrote: each events table and its <table>_hierarchy_* tables
+        tables = [str(row[0]) for row in conn.execute(
+            "select table_name from information_schema.tables where table_schema = 'main' order by table_name"
+        ).fetchall()]
+        for table in tables:
+            (inputs / table).mkdir()
+            conn.execute(f"copy main.{quote_ident(table)} to {_literal(str(inputs / table / 'data.parquet'))} "
+                         "(format parquet)")
+    finally:
+        conn.close()
+    for done in (scratch, Path(f"{scratch}.wal")):
+        done.unlink(missing_ok=True)
+    statements = [f"create schema {SPARK_SCHEMA}"]
+    statements += [f"create table {SPARK_SCHEMA}.{table} using parquet location {_spark_literal(str(inputs / table))}"
+                   for table in tables]
+    statements += [f"select count(*) from {SPARK_SCHEMA}.{table}" for table in PROFILE_TABLES.values()]
+    warehouse = SparkWarehouse(directory, f"{SPARK_SCHEMA}_out", settings.cores, settings.memory)
+    answers = warehouse.sql(*statements)
+    loaded = {table: int(rows[0][0]) for table, rows in zip(PROFILE_TABLES.values(), answers[-len(PROFILE_TABLES):],
+                                                             strict=True)}
+    if set(loaded.values()) != {size}:
+        raise RuntimeError(f"Spark reads {loaded} events from the Parquet inputs, expected {size} in each")
+    return warehouse
+
+
+@dataclass
+class SparkWarehouse:
+    """The bench's Spark warehouse (KANON_SPARK_DIR = directory; dbt builds in `schema`), read
+    through spark_sql subprocesses while no dbt runs (one process at a time may open its Derby
+    metastore). Spark has no information_schema: the trail's schema is found with `show schemas`
+    (the one of <schema> and <schema>_* holding kanon_audit_releases), its tables with `show
+    tables` (less `show views`), their columns and files with `describe table extended`. What it
+    learns is kept, so that once the trail exists a measurement costs one Spark start."""
+
+    directory: Path
+    schema: str
+    cores: int
+    memory: str
+    audit: str | None = None  # the trail's schema, once found
+    # each audit table: whether it has invocation_id, and the directory of its files (None: not local)
+    tables: dict[str, tuple[bool, Path | None]] = field(default_factory=dict)
+
+    def sql(self, *statements: str) -> list[list[list[Any]]]:
+        return run_spark_sql(self.directory, *statements, cores=self.cores, memory=self.memory)
+
+    def trail(self, invocation_id: str | None = None, *extra: str,
+              ) -> tuple[dict[str, tuple[int, int | None]], dict[str, int], list[list[list[Any]]]]:
+        """(rows, bytes) of each kanon_audit_* table now (bytes: its files on disk; None when they
+        are not local files); with invocation_id, the rows carrying it in each table that has that
+        column; and the rows of the `extra` statements, run in the same Spark start."""
+        if self.audit is None:
+            [schemas] = self.sql("show schemas")
+            candidates = sorted(name for name in (str(row[0]) for row in schemas)
+                                if name == self.schema or name.startswith(self.schema + "_"))
+        else:
+            candidates = [self.audit]
+        known = sorted(self.tables)
+        with_id = [table for table in known if self.tables[table][0]] if invocation_id is not None else []
+        statements = [f"show {what} in {schema}" for schema in candidates for what in ("tables", "views")]
+        statements += [f"select count(*) from {self.audit}.{table}" for table in known]
+        statements += [f"select count(*) from {self.audit}.{table} where invocation_id = "
+                       f"{_spark_literal(str(invocation_id))}" for table in with_id]
+        statements += extra
+        if not statements:  # no schema of the bench's yet
+            return {}, {}, []
+        answers = self.sql(*statements)
+        listings = answers[:2 * len(candidates)]
+        counts = [int(rows[0][0]) for rows in answers[len(listings):len(listings) + len(known)]]
+        by_id = [int(rows[0][0]) for rows in answers[len(listings) + len(known):len(answers) - len(extra)]]
+        extra_rows = answers[len(answers) - len(extra):] if extra else []
+
+        found: dict[str, list[str]] = {}
+        for i, schema in enumerate(candidates):
+            views = {str(row[1]) for row in listings[2 * i + 1]}
+            names = [str(row[1]) for row in listings[2 * i] if str(row[1]) not in views and not row[2]]
+            if "kanon_audit_releases" in names:
+                found[schema] = sorted(name for name in names if name.startswith("kanon_audit_"))
+        if not found:  # before the first release: no trail yet, nothing to count
+            return {}, {}, extra_rows
+        if len(found) > 1:
+            raise RuntimeError(f"expected one schema holding kanon_audit_releases, found {', '.join(found)}")
+        [(self.audit, names)] = found.items()
+        rows = dict(zip(known, counts, strict=True))
+        added = dict(zip(with_id, by_id, strict=True))
+        new = [name for name in names if name not in self.tables]
+        if new:  # tables not seen before (the first release): their columns, files and rows
+            answers = self.sql(*[f"describe table extended {self.audit}.{name}" for name in new],
+                               *[f"select count(*) from {self.audit}.{name}" for name in new])
+            for name, described, counted in zip(new, answers[:len(new)], answers[len(new):], strict=True):
+                self.tables[name] = _described(described)
+                rows[name] = int(counted[0][0])
+            new_with_id = [name for name in new if self.tables[name][0]] if invocation_id is not None else []
+            if new_with_id:
+                answers = self.sql(*[f"select count(*) from {self.audit}.{name} where invocation_id = "
+                                     f"{_spark_literal(str(invocation_id))}" for name in new_with_id])
+                added.update({name: int(counted[0][0]) for name, counted in zip(new_with_id, answers, strict=True)})
+        sizes: dict[str, tuple[int, int | None]] = {}
+        for name in names:
+            files = self.tables[name][1]
+            sizes[name] = (rows[name], None if files is None else _files_bytes(files))
+        return sizes, added, extra_rows
+
+    def release_added(self, before: Mapping[str, tuple[int, int | None]], invocation_id: str,
+                      report: str) -> tuple[Trail, float, int]:
+        """What the release of `invocation_id` added to the trail (rows carrying its invocation_id
+        in each table, the row-count growth for a table without that column; bytes: the growth of
+        the tables' files), and the report's thin share and finest cells, from its floor."""
+        after, added, [thin] = self.trail(invocation_id, f"select avg(case when people < {K} then 1.0 else 0.0 end), "
+                                                         f"count(*) from {self.schema}.floor_{report}")
+        rows = {table: added[table] if table in added else total - before.get(table, (0, 0))[0]
+                for table, (total, _) in after.items()}
+        grown: int | None = 0
+        for table, (_, size) in after.items():
+            was = before.get(table, (0, 0))[1]
+            grown = None if grown is None or size is None or was is None else grown + size - was
+        share = float(thin[0][0]) if thin and thin[0][0] is not None else 0.0
+        return Trail(rows, None if grown is None else max(grown, 0)), share, int(thin[0][1]) if thin else 0
+
+
+def _described(rows: Sequence[Sequence[Any]]) -> tuple[bool, Path | None]:
+    """From `describe table extended`: whether the table has invocation_id, and where its files are
+    (None when not on the local file system)."""
+    columns: set[str] = set()
+    location: Path | None = None
+    in_columns = True
+    for row in rows:
+        name = str(row[0] or "").strip()
+        if not name or name.startswith("#"):
+            in_columns = False  # the columns end at the first blank row or # heading
+        elif in_columns:
+            columns.add(name.lower())
+        elif name == "Location":
+            text = str(row[1])
+            if text.startswith("file:"):
+                location = Path(urllib.parse.unquote(urllib.parse.urlparse(text).path))
+            elif text.startswith("/"):
+                location = Path(text)
+    return "invocation_id" in columns, location
+
+
+def _files_bytes(directory: Path) -> int:
+    """The bytes of a table's data files (Hadoop's hidden .crc and _SUCCESS files left out)."""
+    if not directory.is_dir():
+        return 0
+    return sum(path.stat().st_size for path in directory.rglob("*")
+               if path.is_file() and not any(part.startswith((".", "_")) for part in path.relative_to(directory).parts))
 
 
 def _drop_postgres_schemas() -> None:
@@ -424,16 +722,14 @@ def machine() -> str:
     except OSError:
         pass
     mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    from importlib.metadata import PackageNotFoundError, version
+
     import duckdb
 
     versions = [f"Python {platform.python_version()}", f"duckdb {duckdb.__version__}"]
-    try:
-        from importlib.metadata import version
-
-        versions += [f"dbt-core {version('dbt-core')}", f"dbt-duckdb {version('dbt-duckdb')}",
-                     f"dbt-postgres {version('dbt-postgres')}"]
-    except Exception:
-        pass
+    for package in ("dbt-core", "dbt-duckdb", "dbt-postgres", "dbt-spark", "pyspark"):
+        with contextlib.suppress(PackageNotFoundError):  # a warehouse's adapter may not be installed
+            versions.append(f"{package} {version(package)}")
     system = f"{platform.system()} {platform.release()}"
     return f"{os.cpu_count()} cores ({cpu}), {mem:.0f} GiB RAM, {system}; " + ", ".join(versions)
 
@@ -442,7 +738,18 @@ def _fmt(t: Timing) -> str:
     return f"{t.median:.2f} ({min(t.seconds):.2f}–{max(t.seconds):.2f})"
 
 
-def markdown(results: Sequence[Result], command: str, plot: Path | None) -> str:
+def _groups(results: Sequence[Result], failures: Sequence[Failure],
+            ) -> list[tuple[str, int, list[Result], list[Failure]]]:
+    """(warehouse, size, its results, its failures) in the report's order: DuckDB, Postgres, Spark;
+    sizes ascending."""
+    return [(kind, size, [r for r in results if r.warehouse == kind and r.size == size],
+             [f for f in failures if f.warehouse == kind and f.size == size])
+            for kind, _ in WAREHOUSES
+            for size in sorted({r.size for r in results if r.warehouse == kind}
+                               | {f.size for f in failures if f.warehouse == kind})]
+
+
+def markdown(results: Sequence[Result], command: str, plot: Path | None, failures: Sequence[Failure] = ()) -> str:
     lines = [
         "# Benchmarks: what a release costs against the bare aggregate",
         "",
@@ -458,49 +765,104 @@ def markdown(results: Sequence[Result], command: str, plot: Path | None) -> str:
         " one distinct pass over the thin cells' events, the least any correct release must do."
         " *Python*: the grouped counts fetched into Python and generalized there (summing counts of people,"
         " which is wrong), fetch included. Peak memory is the dbt process's peak RSS (DuckDB runs inside it;"
-        " for Postgres it is the client's). *finest cells*: rows of the floor; *thin cells*: the share of them"
+        " for Postgres it is the client's; for Spark the dbt Python process's, without the JVM it starts,"
+        " where Spark works). *finest cells*: rows of the floor; *thin cells*: the share of them"
         f" below k. *trail rows / release*: the rows the last release of the report wrote to the audit trail"
         " (every kanon_audit_* table, by its invocation_id); *trail MB / release*: how much those tables grew"
         " with it (Postgres: the growth of pg_total_relation_size; DuckDB: the release's share of the storage"
-        " blocks the tables occupy, its rows / their rows, since DuckDB rewrites blocks at each checkpoint)."
+        " blocks the tables occupy, its rows / their rows, since DuckDB rewrites blocks at each checkpoint;"
+        " Spark: the growth of the tables' Parquet files)."
         " A table without invocation_id (content-addressed, like kanon_audit_hierarchies) counts the rows the"
         " release added: a report's first release stores its hierarchies once, later ones with the same"
         " hierarchies add none, so with one run per model (the first release) the year's figure overstates"
         " them.",
+        "- **Spark** (when run): dbt-spark's session method, Spark in local mode in a JVM the dbt process"
+        " starts (its cores and driver memory in the section's title), an embedded Derby metastore; the"
+        " generator's events and hierarchies are exported from DuckDB to Parquet and read by Spark as tables"
+        " over those files. Starting Spark (tens of seconds per dbt invocation) is not in the times. Unless"
+        " `--spark-engine` is given, *engine* and *floor + recount* are not run on Spark (–), and the"
+        " Python baseline never is.",
         "",
     ]
-    for kind in ("duckdb", "postgres"):
-        for size in sorted({r.size for r in results if r.warehouse == kind}):
-            rows = [r for r in results if r.warehouse == kind and r.size == size]
-            lines += [
-                f"## {kind}, {label(size)} events",
-                "",
-                "| report | finest cells | thin cells | floor s | release s | release / floor | engine s | "
-                "engine / floor | floor + recount s | release / (floor + recount) | release events/s | "
-                "peak MB floor / release | Python s | trail rows / release | trail MB / release |",
-                "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
-            ]
-            for r in rows:
-                ratio = r.release.median / r.floor.median
-                engine_ratio = r.engine.median / r.floor.median
-                recount = _fmt(r.recount) if r.recount else "–"
-                vs_recount = f"{r.release.median / r.recount.median:.2f}" if r.recount else "–"
-                python = f"{r.python_seconds:.2f}" if r.python_seconds is not None else "–"
-                per_table = ", ".join(f"{name.removeprefix('kanon_audit_')} {n:,}" for name, n in r.trail.rows.items())
-                lines.append(
-                    f"| {r.report} ({' x '.join(REPORTS[r.report])}) | {r.cells:,} | {r.thin_share:.0%} | "
-                    f"{_fmt(r.floor)} | {_fmt(r.release)} | **{ratio:.2f}** | {_fmt(r.engine)} | {engine_ratio:.2f} | "
-                    f"{recount} | {vs_recount} | "
-                    f"{r.size / r.release.median:,.0f} | {statistics.median(r.floor.peak_mb):.0f} / "
-                    f"{statistics.median(r.release.peak_mb):.0f} | {python} | {r.trail.total_rows:,} ({per_table}) | "
-                    f"{_mb(r.trail.bytes)} |"
-                )
-            yearly = "; ".join(f"{r.report} {365 * r.trail.total_rows:,} rows, "
-                               f"{_gb(None if r.trail.bytes is None else 365 * r.trail.bytes)}" for r in rows)
-            lines += ["", f"A nightly release for a year (x 365) adds to the audit trail: {yearly}.", ""]
+    groups = _groups(results, failures)
+    for kind, size, rows, failed in groups:
+        setting = next((f" ({s})" for s in [*(r.setting for r in rows), *(f.setting for f in failed)] if s), "")
+        lines += [f"## {kind}, {label(size)} events{setting}", ""]
+        for f in failed:
+            lines.append(f"- **{f.report} ({' x '.join(REPORTS[f.report])}): not measured**, `{f.model}` failed: "
+                         f"{f.message}")
+        if failed:
+            lines.append("")
+        if not rows:
+            continue
+        lines += [
+            "| report | finest cells | thin cells | floor s | release s | release / floor | engine s | "
+            "engine / floor | floor + recount s | release / (floor + recount) | release events/s | "
+            "peak MB floor / release | Python s | trail rows / release | trail MB / release |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        ]
+        for r in rows:
+            ratio = r.release.median / r.floor.median
+            engine = _fmt(r.engine) if r.engine else "–"
+            engine_ratio = f"{r.engine.median / r.floor.median:.2f}" if r.engine else "–"
+            recount = _fmt(r.recount) if r.recount else "–"
+            vs_recount = f"{r.release.median / r.recount.median:.2f}" if r.recount else "–"
+            python = f"{r.python_seconds:.2f}" if r.python_seconds is not None else "–"
+            per_table = ", ".join(f"{name.removeprefix('kanon_audit_')} {n:,}" for name, n in r.trail.rows.items())
+            lines.append(
+                f"| {r.report} ({' x '.join(REPORTS[r.report])}) | {r.cells:,} | {r.thin_share:.0%} | "
+                f"{_fmt(r.floor)} | {_fmt(r.release)} | **{ratio:.2f}** | {engine} | {engine_ratio} | "
+                f"{recount} | {vs_recount} | "
+                f"{r.size / r.release.median:,.0f} | {statistics.median(r.floor.peak_mb):.0f} / "
+                f"{statistics.median(r.release.peak_mb):.0f} | {python} | {r.trail.total_rows:,} ({per_table}) | "
+                f"{_mb(r.trail.bytes)} |"
+            )
+        yearly = "; ".join(f"{r.report} {365 * r.trail.total_rows:,} rows, "
+                           f"{_gb(None if r.trail.bytes is None else 365 * r.trail.bytes)}" for r in rows)
+        lines += ["", f"A nightly release for a year (x 365) adds to the audit trail: {yearly}.", ""]
+    if len({(r.warehouse, r.size) for r in results}) > 1:
+        lines += _scaling(results)
     if plot is not None:
         lines += [f"![time against size]({plot.name})", ""]
     return "\n".join(lines)
+
+
+def _scaling(results: Sequence[Result]) -> list[str]:
+    """Per report, each warehouse's floor, release and their ratio at each size, and how the times
+    grew from its previous size."""
+    lines = [
+        "## How the time and the ratio scale with the events",
+        "",
+        "Each report on each warehouse and size, from the tables above; *grew*: the time against the same"
+        " warehouse's next smaller size, with the events' own growth in brackets.",
+        "",
+    ]
+    for report in REPORTS:
+        rows = [r for kind, _ in WAREHOUSES
+                for r in sorted((r for r in results if r.report == report and r.warehouse == kind),
+                                key=lambda r: r.size)]
+        if not rows:
+            continue
+        lines += [
+            f"### {report} ({' x '.join(REPORTS[report])})",
+            "",
+            "| warehouse | events | floor s | release s | release / floor | floor grew | release grew |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        previous: Result | None = None
+        for r in rows:
+            if previous is not None and previous.warehouse == r.warehouse:
+                growth = f"(events x{r.size / previous.size:,.3g})"
+                floor_grew = f"x{r.floor.median / previous.floor.median:.2f} {growth}"
+                release_grew = f"x{r.release.median / previous.release.median:.2f} {growth}"
+            else:
+                floor_grew = release_grew = "–"
+            warehouse = f"{r.warehouse} ({r.setting})" if r.setting else r.warehouse
+            lines.append(f"| {warehouse} | {label(r.size)} | {r.floor.median:.2f} | {r.release.median:.2f} | "
+                         f"**{r.release.median / r.floor.median:.2f}** | {floor_grew} | {release_grew} |")
+            previous = r
+        lines.append("")
+    return lines
 
 
 def draw(results: Sequence[Result], path: Path) -> None:
@@ -509,9 +871,10 @@ def draw(results: Sequence[Result], path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, len(REPORTS), figsize=(5.5 * len(REPORTS), 4.2), sharey=False)
-    for ax, report in zip(axes, REPORTS, strict=True):
-        for kind, marker in (("duckdb", "o"), ("postgres", "s")):
+    reports = [report for report in REPORTS if any(r.report == report for r in results)]
+    fig, axes = plt.subplots(1, len(reports), figsize=(5.5 * len(reports), 4.2), sharey=False, squeeze=False)
+    for ax, report in zip(axes[0], reports, strict=True):
+        for kind, marker in WAREHOUSES:
             rows = sorted((r for r in results if r.report == report and r.warehouse == kind), key=lambda r: r.size)
             if not rows:
                 continue
@@ -530,31 +893,45 @@ def draw(results: Sequence[Result], path: Path) -> None:
     plt.close(fig)
 
 
+def report_list(text: str) -> list[str]:
+    """An argparse type: comma-separated report names (thin, thinner, dense)."""
+    names = [item.strip() for item in text.split(",") if item.strip()]
+    unknown = [name for name in names if name not in REPORTS]
+    if not names or unknown:
+        raise argparse.ArgumentTypeError(f"must be comma-separated reports among {', '.join(REPORTS)}; got {text!r}")
+    return [report for report in REPORTS if report in names]  # the report's order, each once
+
+
 def run(args: argparse.Namespace) -> int:
     sizes = args.sizes + ([50_000_000, 100_000_000] if args.big else [])
     pg_sizes = args.postgres_sizes
-    if not sizes and not pg_sizes:  # an empty report would overwrite the real one
-        print(f"kanon bench: nothing to run: give sizes with --sizes, --postgres-sizes or --big "
-              f"({args.out} left as is)", file=sys.stderr)
+    spark_sizes = args.spark_sizes + ([100_000_000] if args.spark_big else [])
+    if not sizes and not pg_sizes and not spark_sizes:  # an empty report would overwrite the real one
+        print(f"kanon bench: nothing to run: give sizes with --sizes, --postgres-sizes, --spark-sizes, --big or "
+              f"--spark-big ({args.out} left as is)", file=sys.stderr)
         return 2
     workdir = Path(args.workdir).resolve()
+    spark = SparkSettings(args.spark_cores, args.spark_memory, tuple(args.spark_reports), args.spark_engine)
     results: list[Result] = []
+    failures: list[Failure] = []  # Spark's: a report whose model failed there
     for size in sizes:
         results += run_size("duckdb", size, args.repeats, workdir, args.quiet, not args.no_python)
     for size in pg_sizes:
         results += run_size("postgres", size, args.postgres_repeats, workdir, args.quiet, not args.no_python)
+    for size in spark_sizes:
+        results += run_size("spark", size, args.spark_repeats, workdir, args.quiet, False, spark, failures)
     out = Path(args.out)
-    plot = Path(args.plot) if args.plot else None
+    plot = Path(args.plot) if args.plot and results else None  # nothing to plot when every model failed
     if plot is not None:
         draw(results, plot)
-    command = "python -m kanon_tools " + " ".join(sys.argv[1:]) if sys.argv[1:2] == ["bench"] else "make bench"
+    command = "python -m kanon_tools " + shlex.join(sys.argv[1:]) if sys.argv[1:2] == ["bench"] else "make bench"
     # Hand-written notes below the marker survive a re-run; the tables above it are regenerated.
     notes = ""
     if out.exists() and NOTES_MARKER in out.read_text():
         notes = out.read_text().split(NOTES_MARKER, 1)[1]
-    out.write_text(markdown(results, command, plot) + "\n" + NOTES_MARKER + notes)
+    out.write_text(markdown(results, command, plot, failures) + "\n" + NOTES_MARKER + notes)
     print(f"wrote {out}" + (f" and {plot}" if plot else ""))
-    return 0
+    return 1 if failures else 0
 
 
 def register(subparsers: Any) -> None:
@@ -566,11 +943,25 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--big", action="store_true", help="add 50M and 100M events on DuckDB")
     parser.add_argument("--postgres-sizes", type=event_sizes, default="1M",
                         help=f"Postgres sizes, as --sizes, each >= {floor}; '' for none (default %(default)s)")
+    parser.add_argument("--spark-sizes", type=event_sizes, default="",
+                        help=f"Spark sizes, as --sizes, each >= {floor} (default none: Spark runs only when asked)")
+    parser.add_argument("--spark-big", action="store_true", help="add 100M events on Spark")
     parser.add_argument("--repeats", type=positive_count, default=3,
                         help="DuckDB runs per model: a whole number >= 1 (default %(default)s)")
     parser.add_argument("--postgres-repeats", type=positive_count, default=1,
                         help="Postgres runs per model, >= 1 (default %(default)s; its release is slow: "
                              "see BENCHMARKS.md)")
+    parser.add_argument("--spark-repeats", type=positive_count, default=1,
+                        help="Spark runs per model, >= 1 (default %(default)s)")
+    parser.add_argument("--spark-cores", type=positive_count, default=2,
+                        help="Spark's local[N]: cores for dbt's Spark (default %(default)s)")
+    parser.add_argument("--spark-memory", default="2g",
+                        help="Spark's driver memory, which in local mode is all of Spark's: 2g, 8g, ... "
+                             "(default %(default)s)")
+    parser.add_argument("--spark-reports", type=report_list, default=list(REPORTS),
+                        help=f"reports timed on Spark, comma-separated among {', '.join(REPORTS)} (default all)")
+    parser.add_argument("--spark-engine", action="store_true",
+                        help="on Spark also time engine_ and recount_ (one more dbt run each per report)")
     parser.add_argument("--workdir", default="bench_out", help="scratch folder (databases, dbt project)")
     parser.add_argument("--out", default="BENCHMARKS.md")
     parser.add_argument("--plot", default="benchmarks.png", help="PNG plot path ('' for none)")

@@ -25,3 +25,17 @@
     {{ kanon.release_planner_settings(local=true) }}
   {%- endcall %}
 {% endmacro %}
+
+{#- Whether a release's writes commit together (a transaction), or land one statement at a time
+    (Spark, where the materialization orders them instead: ADR 10). -#}
+{% macro _release_has_transaction() %}
+  {{ return(adapter.dispatch('_release_has_transaction', 'kanon')()) }}
+{% endmacro %}
+
+{% macro default___release_has_transaction() %}
+  {{ return(true) }}
+{% endmacro %}
+
+{% macro spark___release_has_transaction() %}
+  {{ return(false) }}
+{% endmacro %}

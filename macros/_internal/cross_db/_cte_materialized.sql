@@ -8,8 +8,8 @@
   {{ return('materialized' if materialized else 'not materialized') }}
 {%- endmacro %}
 
-{#- Spark SQL has no MATERIALIZED hint on a CTE: its optimizer decides (it reuses an exchange
-    when a CTE is read twice). -#}
+{#- Spark SQL has no MATERIALIZED hint on a CTE: a comment marks the CTEs the k_anonymous
+    materialization caches when it splits the release into stages (_spark_stages). -#}
 {% macro spark___cte_materialized(materialized) -%}
-  {{ return('') }}
+  {{ return('/*kanon:cache*/' if materialized else '') }}
 {%- endmacro %}

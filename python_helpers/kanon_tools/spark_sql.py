@@ -1,0 +1,85 @@
+"""Runs SQL statements on a Spark warehouse of profiles.yml's `spark` output in a process of its
+own, and prints each statement's rows as one JSON line:
+
+    python -m kanon_tools.spark_sql <dir> <statement> ...
+
+<dir> is what KANON_SPARK_DIR is to profiles.yml: the directory holding the metastore (an
+embedded Derby database, metastore_db) and the tables' files (warehouse/). The session is built
+as profiles.yml's spark output builds it (`session()`, the one copy of that code): the same
+metastore, warehouse directory and derby.system.home; KANON_SPARK_CORES (local[N], default 1)
+and KANON_SPARK_MEMORY (driver memory, default 2g) are read from the environment, as there.
+
+A process of its own because embedded Derby lets one process at a time open the metastore: a
+Python process must not hold a Spark session while dbt runs. From Python, `run_spark_sql()` runs
+this module in a subprocess and returns each statement's rows.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+DEFAULT_CORES = 1
+DEFAULT_MEMORY = "2g"
+
+
+def session(directory: str | Path, *, cores: int = DEFAULT_CORES, memory: str = DEFAULT_MEMORY) -> SparkSession:
+    """A Spark session on the warehouse in `directory`, configured as profiles.yml's spark output
+    (dbt-spark's session method: SparkSession.builder.enableHiveSupport() plus that output's
+    server_side_parameters)."""
+    from pyspark.sql import SparkSession
+
+    directory = str(directory)
+    builder = (SparkSession.builder.enableHiveSupport()
+               .config("spark.master", f"local[{cores}]")
+               .config("spark.sql.warehouse.dir", f"{directory}/warehouse")
+               .config("spark.hadoop.javax.jdo.option.ConnectionURL",
+                       f"jdbc:derby:;databaseName={directory}/metastore_db;create=true")
+               .config("spark.driver.extraJavaOptions", f"-Dderby.system.home={directory}")
+               .config("spark.sql.shuffle.partitions", "4")
+               .config("spark.ui.enabled", "false")
+               .config("spark.driver.memory", memory))
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+def main(directory: str, statements: Sequence[str]) -> None:
+    spark = session(directory, cores=int(os.environ.get("KANON_SPARK_CORES", DEFAULT_CORES)),
+                    memory=os.environ.get("KANON_SPARK_MEMORY", DEFAULT_MEMORY))
+    try:
+        for statement in statements:
+            rows = [list(row) for row in spark.sql(statement).collect()]
+            print(json.dumps(rows, default=str), flush=True)
+    finally:
+        spark.stop()
+
+
+def run_spark_sql(directory: str | Path, *statements: str, cores: int = DEFAULT_CORES,
+                  memory: str = DEFAULT_MEMORY, timeout: float | None = None) -> list[list[list[Any]]]:
+    """Run `statements` on the Spark warehouse in `directory`, in a subprocess (this module), and
+    return each statement's rows (lists of JSON values: numbers, strings, null; anything else,
+    dates and decimals included, as its str()). Raises RuntimeError, with the end of Spark's
+    stderr, when a statement fails."""
+    env = {**os.environ, "KANON_SPARK_CORES": str(cores), "KANON_SPARK_MEMORY": memory}
+    done = subprocess.run([sys.executable, "-m", "kanon_tools.spark_sql", str(directory), *statements],
+                          capture_output=True, text=True, env=env, timeout=timeout)
+    if done.returncode != 0:
+        raise RuntimeError(f"spark_sql failed (exit {done.returncode}):\n{done.stderr[-4000:]}")
+    # Spark and its JVM may print to stdout too: the rows are the lines that are JSON lists
+    rows = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("[")]
+    if len(rows) != len(statements):
+        raise RuntimeError(f"spark_sql answered {len(rows)} of {len(statements)} statements:\n{done.stdout[-2000:]}")
+    return rows
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2:])
