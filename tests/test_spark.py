@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 from conftest import IN_CI, ROOT, DbtResult
 from kanon_tools.dbt_runner import DBT, DbtRunner
-from kanon_tools.spark_sql import run_spark_sql
+from kanon_tools.spark_sql import literal, run_spark_sql
 
 K = 2
 Rows = list[tuple[str | None, ...]]
@@ -146,7 +146,7 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
                KANON_SPARK_DIR=str(workdir / "spark"), DBT_SEND_ANONYMOUS_USAGE_STATS="false")
     statements = [f"create schema if not exists {schema}"]
     for table, (columns, rows) in TABLES.items():
-        values = ", ".join("(" + ", ".join(_literal(v) for v in row) + ")" for row in rows)
+        values = ", ".join("(" + ", ".join(literal(v) for v in row) + ")" for row in rows)
         statements += [f"create table {schema}.{table} using parquet as select * from values {values} as t({columns})",
                        f"select count(*) from {schema}.{table}"]
     loaded = _sql(workdir / "spark", *statements)
@@ -154,12 +154,6 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     runner = DbtRunner(project, env=env, target_path=workdir / "target", log_path=workdir / "logs")
     assert runner.run("deps").ok
     yield {"runner": runner, "schema": schema, "dir": workdir / "spark", "workdir": workdir, "project": project}
-
-
-def _literal(value: str | None) -> str:
-    if value is None:
-        return "cast(null as string)"
-    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
 def _sql(directory: Path, *statements: str) -> list[list[list[Any]]]:

@@ -26,7 +26,9 @@
        table, and commits.
 
   A crash before the commit leaves the old release and no new audit rows; after it, the new
-  release and all of them, and no backup table. Nothing holding thin cells is ever created in
+  release and all of them, and no backup table. Spark has no transaction: there the same steps
+  run one statement at a time, a release goes live by replacing a view over a new version table,
+  and its summary row is written PENDING before that swap and RELEASED after it (ADR 10). Nothing holding thin cells is ever created in
   the mart's schema.
 
   config:

@@ -64,6 +64,7 @@ from typing import Any
 from kanon_tools import generate
 from kanon_tools.cli_types import count_list, positive_count
 from kanon_tools.dbt_runner import DbtResult, DbtRunner
+from kanon_tools.spark_sql import literal as spark_literal
 from kanon_tools.spark_sql import run_spark_sql
 from kanon_tools.warehouse import connect, quote_ident
 
@@ -409,11 +410,6 @@ def run_size(kind: str, size: int, repeats: int, workdir: Path, quiet: bool, pyt
 
 # --- Spark: Parquet inputs, and reading the warehouse between dbt invocations --------------------
 
-def _spark_literal(text: str) -> str:
-    """A Spark SQL string literal (backslash escapes, unlike the SQL standard's)."""
-    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
-
-
 def _load_spark(size: int, workdir: Path, quiet: bool, settings: SparkSettings) -> SparkWarehouse:
     """A fresh Spark warehouse for `size` (<workdir>/spark_<size>: metastore, warehouse, inputs):
     the generator's events (both profiles) and hierarchies, written by the generator into a scratch
@@ -446,7 +442,7 @@ def _load_spark(size: int, workdir: Path, quiet: bool, settings: SparkSettings) 
     for done in (scratch, Path(f"{scratch}.wal")):
         done.unlink(missing_ok=True)
     statements = [f"create schema {SPARK_SCHEMA}"]
-    statements += [f"create table {SPARK_SCHEMA}.{table} using parquet location {_spark_literal(str(inputs / table))}"
+    statements += [f"create table {SPARK_SCHEMA}.{table} using parquet location {spark_literal(str(inputs / table))}"
                    for table in tables]
     statements += [f"select count(*) from {SPARK_SCHEMA}.{table}" for table in PROFILE_TABLES.values()]
     warehouse = SparkWarehouse(directory, f"{SPARK_SCHEMA}_out", settings.cores, settings.memory)
@@ -494,7 +490,7 @@ class SparkWarehouse:
         statements = [f"show {what} in {schema}" for schema in candidates for what in ("tables", "views")]
         statements += [f"select count(*) from {self.audit}.{table}" for table in known]
         statements += [f"select count(*) from {self.audit}.{table} where invocation_id = "
-                       f"{_spark_literal(str(invocation_id))}" for table in with_id]
+                       f"{spark_literal(str(invocation_id))}" for table in with_id]
         statements += extra
         if not statements:  # no schema of the bench's yet
             return {}, {}, []
@@ -527,7 +523,7 @@ class SparkWarehouse:
             new_with_id = [name for name in new if self.tables[name][0]] if invocation_id is not None else []
             if new_with_id:
                 answers = self.sql(*[f"select count(*) from {self.audit}.{name} where invocation_id = "
-                                     f"{_spark_literal(str(invocation_id))}" for name in new_with_id])
+                                     f"{spark_literal(str(invocation_id))}" for name in new_with_id])
                 added.update({name: int(counted[0][0]) for name, counted in zip(new_with_id, answers, strict=True)})
         sizes: dict[str, tuple[int, int | None]] = {}
         for name in names:
@@ -893,6 +889,14 @@ def draw(results: Sequence[Result], path: Path) -> None:
     plt.close(fig)
 
 
+def memory_size(text: str) -> str:
+    """An argparse type: a JVM memory size such as 2g or 512m (it reaches Spark's -Xmx)."""
+    if not re.fullmatch(r"[1-9][0-9]*[mMgG]", text.strip()):
+        raise argparse.ArgumentTypeError(
+            f"must be a whole number of megabytes or gigabytes, such as 2g or 512m; got {text!r}")
+    return text.strip().lower()
+
+
 def report_list(text: str) -> list[str]:
     """An argparse type: comma-separated report names (thin, thinner, dense)."""
     names = [item.strip() for item in text.split(",") if item.strip()]
@@ -955,7 +959,7 @@ def register(subparsers: Any) -> None:
                         help="Spark runs per model, >= 1 (default %(default)s)")
     parser.add_argument("--spark-cores", type=positive_count, default=2,
                         help="Spark's local[N]: cores for dbt's Spark (default %(default)s)")
-    parser.add_argument("--spark-memory", default="2g",
+    parser.add_argument("--spark-memory", type=memory_size, default="2g",
                         help="Spark's driver memory, which in local mode is all of Spark's: 2g, 8g, ... "
                              "(default %(default)s)")
     parser.add_argument("--spark-reports", type=report_list, default=list(REPORTS),

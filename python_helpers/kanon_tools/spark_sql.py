@@ -31,6 +31,14 @@ DEFAULT_CORES = 1
 DEFAULT_MEMORY = "2g"
 
 
+def literal(value: str | None) -> str:
+    """A Spark SQL string literal (Spark escapes with backslashes, unlike the SQL standard), or a
+    NULL string."""
+    if value is None:
+        return "cast(null as string)"
+    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
 def session(directory: str | Path, *, cores: int = DEFAULT_CORES, memory: str = DEFAULT_MEMORY) -> SparkSession:
     """A Spark session on the warehouse in `directory`, configured as profiles.yml's spark output
     (dbt-spark's session method: SparkSession.builder.enableHiveSupport() plus that output's
