@@ -1,8 +1,9 @@
-"""kanon on Spark (issue 13): the k_anonymous materialization, its audit trail, a count release
-and the generic and hierarchy tests on dbt-spark's session method, from a host project that
-installs kanon through packages.yml. On Spark a release goes live by replacing a view over an
-immutable version table (ADR 10): a refused release leaves the view and its version as they were,
-and a release killed before its view moved leaves the old one readable.
+"""kanon on Spark (issue 13): the k_anonymous materialization, its audit trail, a count release,
+a record release, a table with totals and the generic and hierarchy tests on dbt-spark's session
+method, from a host project that installs kanon through packages.yml. On Spark a release goes
+live by replacing a view over an immutable version table (ADR 10): a refused release leaves the
+view and its version as they were, and a release killed before its view moved leaves the old one
+readable.
 
 Spark costs tens of seconds per dbt invocation (a JVM and a metastore start each time), so this
 module runs a few invocations and checks several things after each; what it publishes and what
@@ -52,10 +53,33 @@ TITLE_HIERARCHY: Rows = [
 ]
 # every hierarchy test fails on it: a leaf listed twice with two parents, a blank label, two roots
 BAD_HIERARCHY: Rows = [("a", "X", "*"), ("a", "Y", "*"), ("b", " ", "*"), ("c", "Z", "other root")]
-TABLES: dict[str, tuple[str, Rows]] = {
+# people for a record release: (pid, age, zip, sex, diagnosis); a NULL age, a NULL diagnosis,
+# a zip its hierarchy lacks, one person with two records
+PEOPLE: list[tuple[Any, ...]] = [
+    ("p1", 23, "10115", "F", "flu"), ("p2", 27, "10117", "F", "asthma"), ("p3", 25, "10115", "M", "flu"),
+    ("p4", 29, "10117", "M", "gout"), ("p5", 34, "10243", "F", "flu"), ("p6", 38, "10245", "F", "asthma"),
+    ("p7", 31, "10243", "M", "gout"), ("p8", 36, "10245", "M", None), ("p9", 45, "10115", "F", "flu"),
+    ("p10", 47, "10243", "M", "asthma"), ("p11", None, "10117", "F", "gout"), ("p12", 52, "99999", "M", "flu"),
+    ("p12", 52, "99999", "M", "gout"), ("p13", 41, "10245", "F", "asthma"),
+]
+ZIP_HIERARCHY: Rows = [
+    ("10115", "101**", "1****", "*"), ("10117", "101**", "1****", "*"),
+    ("10243", "102**", "1****", "*"), ("10245", "102**", "1****", "*"),
+]
+# visits for a table with totals: (visitor, region, kind) with these people per cell (k=3 hides the
+# two thin cells, and their lines' totals then need two more hidden)
+VISIT_COUNTS = {("Région d'Est", "X"): 5, ("Région d'Est", "Y"): 1, ("Région d'Est", "Z"): 4,
+                ("Nord", "X"): 3, ("Nord", "Y"): 6, ("Nord", "Z"): 2,
+                ("Süd", "X"): 4, ("Süd", "Y"): 3, ("Süd", "Z"): 5}
+VISITS: Rows = [(f"v{region[:2]}{kind}{n}", region, kind) for (region, kind), count in VISIT_COUNTS.items()
+                for n in range(count)]
+TABLES: dict[str, tuple[str, list[tuple[Any, ...]]]] = {
     "events": ("pid, branch, title", EVENTS),
     "title_hierarchy": ("level_0, level_1, level_2", TITLE_HIERARCHY),
     "bad_hierarchy": ("level_0, level_1, level_2", BAD_HIERARCHY),
+    "people": ("pid, age, zip, sex, diagnosis", PEOPLE),
+    "zip_hierarchy": ("level_0, level_1, level_2, level_3", ZIP_HIERARCHY),
+    "visits": ("visitor, region, kind", VISITS),
 }
 MODELS = {
     # hand-written behind the gate: var min_people 1 tries to publish one person's title
@@ -77,6 +101,29 @@ having count(distinct pid) >= {{{{ var('min_people', 2) }}}}
 {{ kanon.release_counts(relation=source('raw', 'events'), privacy_unit='pid',
     dimensions=['branch', 'title'], hierarchies={'title': source('raw', 'title_hierarchy')},
     k=var('gate_k', 2)) }}
+""",
+    # a record release: bins, a hierarchy, suppression, l-diversity, a budget
+    "records_release.sql": """
+{{ config(materialized='k_anonymous', k=2, max_suppression=0.2) }}
+{{ kanon.release_records(source('raw', 'people'), l=2, privacy_unit='pid', columns={
+    'pid': 'drop',
+    'age': {'role': 'quasi_identifier', 'bins': [[20, 30, 40, 50], [20, 40]]},
+    'zip': {'role': 'quasi_identifier', 'hierarchy': source('raw', 'zip_hierarchy')},
+    'sex': 'quasi_identifier',
+    'diagnosis': 'sensitive'}) }}
+""",
+    # pseudonyms are written for DuckDB and Postgres: on Spark the release must say so, not run
+    "records_pseudonym.sql": """
+{{ config(materialized='k_anonymous', k=2) }}
+{{ kanon.release_records(source('raw', 'people'), columns={
+    'pid': {'role': 'identifier', 'pseudonym': true}, 'age': 'drop', 'zip': 'quasi_identifier', 'sex': 'drop',
+    'diagnosis': 'drop'}) }}
+""",
+    # a table with totals: thin cells hidden, and more hidden so that no total gives them away
+    "table_release.sql": """
+{{ config(materialized='k_anonymous', k=3, count_column='visitors') }}
+{{ kanon.release_table(source('raw', 'visits'), privacy_unit='visitor', row_dimension='region',
+    column_dimension='kind') }}
 """,
     "sources.yml": """
 version: 2
@@ -105,6 +152,9 @@ sources:
           - kanon.hierarchy_no_blank_labels
       - name: bad_hierarchy
         data_tests: *hierarchy_tests
+      - name: people
+      - name: zip_hierarchy
+      - name: visits
 models:
   - name: counts_gate
     columns:
@@ -146,7 +196,9 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
                KANON_SPARK_DIR=str(workdir / "spark"), DBT_SEND_ANONYMOUS_USAGE_STATS="false")
     statements = [f"create schema if not exists {schema}"]
     for table, (columns, rows) in TABLES.items():
-        values = ", ".join("(" + ", ".join(literal(v) for v in row) + ")" for row in rows)
+        types = _column_types(rows)
+        values = ", ".join("(" + ", ".join(_spark_value(v, t) for v, t in zip(row, types, strict=True)) + ")"
+                           for row in rows)
         statements += [f"create table {schema}.{table} using parquet as select * from values {values} as t({columns})",
                        f"select count(*) from {schema}.{table}"]
     loaded = _sql(workdir / "spark", *statements)
@@ -154,6 +206,17 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     runner = DbtRunner(project, env=env, target_path=workdir / "target", log_path=workdir / "logs")
     assert runner.run("deps").ok
     yield {"runner": runner, "schema": schema, "dir": workdir / "spark", "workdir": workdir, "project": project}
+
+
+def _column_types(rows: list[tuple[Any, ...]]) -> list[str]:
+    """Each column's type: int where it holds a whole number, else string (the same on both warehouses)."""
+    return ["int" if any(isinstance(row[i], int) for row in rows) else "string" for i in range(len(rows[0]))]
+
+
+def _spark_value(value: Any, type_: str) -> str:
+    if type_ == "int":
+        return "cast(null as int)" if value is None else str(int(value))
+    return literal(value)
 
 
 def _sql(directory: Path, *statements: str) -> list[list[list[Any]]]:
@@ -208,7 +271,9 @@ def duckdb_twin(spark: dict[str, Any]) -> dict[str, Any]:
         conn.execute("create schema kt_twin")
         for table, (columns, rows) in TABLES.items():
             names = [name.strip() for name in columns.split(",")]
-            conn.execute(f"create table kt_twin.{table} ({', '.join(name + ' varchar' for name in names)})")
+            types = ["integer" if t == "int" else "varchar" for t in _column_types(rows)]
+            typed = ", ".join(f"{n} {t}" for n, t in zip(names, types, strict=True))
+            conn.execute(f"create table kt_twin.{table} ({typed})")
             conn.executemany(f"insert into kt_twin.{table} values ({', '.join('?' for _ in names)})", rows)
     env = dict(spark["runner"].env, KANON_TARGET="duckdb", KANON_SCHEMA="kt_twin", KANON_DUCKDB_PATH=str(path))
     runner = DbtRunner(spark["project"], env=env, target_path=spark["workdir"] / "target_duckdb",
@@ -312,6 +377,47 @@ def test_a_gated_count_release_and_its_trail_match_duckdb_and_a_killed_one_chang
         [row[1] for row in tables if str(row[1]).startswith("counts_gate__kanon_v")] != versions
     [stages] = _sql(spark["dir"], f"show tables in {audit} like 'counts_gate__kanon_staging*'")
     assert stages == []
+
+
+# a release's summary row, comparable across warehouses
+SUMMARY = ("select report, status, cells_in, cells_passed, cells_generalized, cells_suppressed, rows_released, "
+           "people_suppressed, people_in, failed_check from {audit}.kanon_audit_releases "
+           "where invocation_id = '{invocation}'")
+
+
+def test_a_record_release_and_a_table_with_totals_match_duckdb_and_leave_no_scratch_table(
+    spark: dict[str, Any], duckdb_twin: dict[str, Any],
+) -> None:
+    # both searches run in the warehouse on scratch tables (on Spark Parquet tables in the private
+    # audit schema, rewritten for every update); the releases go live through the same gate
+    schema, audit = spark["schema"], f"{spark['schema']}_kanon_audit"
+    released = _run(spark, "run", "--select", "records_release", "table_release", "records_pseudonym")
+    assert [released.status(name) for name in ("records_release", "table_release", "records_pseudonym")] == \
+        ["success", "success", "error"], released.output[-4000:]
+    assert "pseudonyms are implemented for DuckDB and Postgres, not for spark" in released.output
+    twin = duckdb_twin["runner"].run("run", "--select", "records_release", "table_release")
+    assert twin.ok, twin.output[-4000:]
+    records, table, summary, groups, left = _sql(
+        spark["dir"], f"select * from {schema}.records_release", f"select * from {schema}.table_release",
+        SUMMARY.format(audit=audit, invocation=released.invocation_id),
+        GROUPS.format(audit=audit, invocation=released.invocation_id), f"show tables in {audit} like '_kanon_*'")
+    assert _same_rows(records, _duckdb(duckdb_twin, "select * from kt_twin.records_release"))
+    assert _same_rows(table, _duckdb(duckdb_twin, "select * from kt_twin.table_release"))
+    twin_summary = _duckdb(duckdb_twin, SUMMARY.format(audit="kt_twin_kanon_audit", invocation=twin.invocation_id))
+    assert _same_rows([row for row in summary if row[1] == "RELEASED"], twin_summary)
+    assert sorted(row[0] for row in summary) == ["records_release", "records_release", "table_release", "table_release"]
+    twin_groups = _duckdb(duckdb_twin, GROUPS.format(audit="kt_twin_kanon_audit", invocation=twin.invocation_id))
+    assert _same_rows(groups, twin_groups)
+    assert left == []  # the searches' scratch tables are gone with the releases' stages
+
+    # what was published: every class of records (age, zip, sex) at least 2 records and 2
+    # diagnoses; the table's thin cells hidden, and more cells with them
+    classes: dict[tuple[Any, ...], list[Any]] = {}
+    for row in records:
+        classes.setdefault(tuple(row[:3]), []).append(row[3])
+    assert records and all(len(diagnoses) >= 2 and len(set(diagnoses)) >= 2 for diagnoses in classes.values())
+    decisions = sorted(row[0] for row in groups)
+    assert decisions.count("PRIMARY") == 2 and decisions.count("SECONDARY") >= 2, groups
 
 
 def _test_outcomes(result: Any) -> dict[str, tuple[str, int]]:

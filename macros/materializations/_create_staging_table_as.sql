@@ -58,7 +58,8 @@
 
 {#- Also its stages (tables in the private audit schema, temporary views), last first: a view is
     resolved when it is dropped, so what it reads must still be there. Their names sort in the
-    order they were created. -#}
+    order they were created. Then the scratch tables the model's search left (the table
+    search's secondaries, which the release reads). -#}
 {% macro spark___drop_staging(relation) %}
   {%- set scratch = kanon._spark_stage_scratch() -%}
   {%- set stages = [] -%}
@@ -66,13 +67,18 @@
   {%- for row in run_query("show tables in " ~ kanon._quote(scratch.schema) ~ " like '" ~ relation.identifier ~ "__*'") -%}
     {%- do stages.append((row[1], row[2])) -%}
   {%- endfor -%}
+  {#- and what the model's searches left for the release to read (_scratch_table) -#}
+  {%- set searched = [] -%}
+  {%- for row in run_query("show tables in " ~ kanon._quote(scratch.schema) ~ " like '_kanon_*_" ~ kanon._scratch_suffix() ~ "*'") -%}
+    {%- do searched.append((row[1], row[2])) -%}
+  {%- endfor -%}
   {% call statement('kanon_drop_staging') -%}
     uncache table if exists {{ kanon._quote(relation.identifier) }}
   {%- endcall %}
   {% call statement('kanon_drop_staging') -%}
     drop view if exists {{ kanon._quote(relation.identifier) }}
   {%- endcall %}
-  {%- for name, temporary in stages | sort(reverse=true) %}
+  {%- for name, temporary in (stages | sort(reverse=true)) + searched %}
   {% call statement('kanon_drop_staging') -%}
     {%- if temporary %}
     drop view if exists {{ kanon._quote(name) }}

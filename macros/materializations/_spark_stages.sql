@@ -17,11 +17,16 @@
   suppressed groups, they may hold cells below k): the next release of the model drops them
   first.
 
+  A CTE whose body has a WITH of its own (the table search nests its cube engine so) is split
+  the same way, its CTEs becoming stages before it. With `all_tables` every CTE becomes a table
+  (the searches' statements, _scratch_table: their CTEs are read many times, and a temporary
+  view is expanded wherever it is read).
+
   Returns {'stages': [statement, ...], 'select': the final select}. A statement without a
   top-level WITH has no stages. CTE names are renamed outside string literals, quoted
   identifiers and comments only, and never after a dot (a column or a qualified relation).
 -#}
-{% macro _spark_stages(sql, prefix, scratch) %}
+{% macro _spark_stages(sql, prefix, scratch, all_tables=false) %}
   {%- set re = modules.re -%}
   {#- a literal, a quoted identifier or a comment (left as they are); a parenthesis; a name -#}
   {%- set lexeme = re.compile('(?s)(\'(?:[^\'\\\\]|\\\\.)*\'|"(?:[^"\\\\]|\\\\.)*"|`[^`]*`|--[^\\n]*|/\\*.*?\\*/)|([()])|((?<![\\w.`])[A-Za-z_]\\w*)') -%}
@@ -62,16 +67,23 @@
   {%- set views = {} -%}
   {%- for name, cached, body in ctes -%}
     {%- set numbered = kanon._quote(prefix ~ ('%03d' | format(loop.index)) ~ name) -%}
-    {%- do views.update({name | lower: (kanon._quote(scratch.schema) ~ '.' ~ numbered) if cached else numbered}) -%}
+    {%- do views.update({name | lower: (kanon._quote(scratch.schema) ~ '.' ~ numbered) if cached or all_tables else numbered}) -%}
   {%- endfor -%}
   {%- set stages = [] -%}
   {%- for name, cached, body in ctes -%}
     {%- set view = views[name | lower] -%}
-    {%- if cached -%}
+    {%- set body = kanon._spark_stages_rename(body, views, lexeme) -%}
+    {#- a CTE whose body has a WITH of its own: its CTEs are stages too, before it -#}
+    {%- if opening.match(body) -%}
+      {%- set inner = kanon._spark_stages(body, prefix ~ ('%03d' | format(loop.index)) ~ name ~ '_', scratch, all_tables) -%}
+      {%- do stages.extend(inner.stages) -%}
+      {%- set body = inner.select -%}
+    {%- endif -%}
+    {%- if cached or all_tables -%}
       {%- do stages.append('drop table if exists ' ~ view) -%}
-      {%- do stages.append('create table ' ~ view ~ ' using parquet as ' ~ kanon._spark_stages_rename(body, views, lexeme)) -%}
+      {%- do stages.append('create table ' ~ view ~ ' using parquet as ' ~ body) -%}
     {%- else -%}
-      {%- do stages.append('create or replace temporary view ' ~ view ~ ' as ' ~ kanon._spark_stages_rename(body, views, lexeme)) -%}
+      {%- do stages.append('create or replace temporary view ' ~ view ~ ' as ' ~ body) -%}
     {%- endif -%}
   {%- endfor -%}
   {{ return({'stages': stages, 'select': kanon._spark_stages_rename(sql[ns.at:], views, lexeme)}) }}

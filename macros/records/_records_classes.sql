@@ -118,9 +118,18 @@ left join _k_vs{{ loop.index0 }} on _k_vs{{ loop.index0 }}._k_s{{ loop.index0 }}
   {{ return(('case when ' ~ (conditions | join(' or ')) ~ ' then 1 else 0 end') if conditions else '0') }}
 {% endmacro %}
 
-{#- Warehouse-neutral double precision (dbt.type_float() is single precision on DuckDB). -#}
+{#- Double precision on every warehouse (dbt.type_float() is single precision on DuckDB). -#}
 {% macro _records_double() %}
+  {{ return(adapter.dispatch('_records_double', 'kanon')()) }}
+{% endmacro %}
+
+{% macro default___records_double() %}
   {{ return('double precision') }}
+{% endmacro %}
+
+{#- Spark SQL spells it `double` (it does not parse `double precision`). -#}
+{% macro spark___records_double() %}
+  {{ return('double') }}
 {% endmacro %}
 
 {#- CTEs `_k_cls`, `_k_judged` (and `_k_entropy<j>`) over `source`, whose rows carry the class

@@ -169,7 +169,7 @@
       {%- endif -%}
       {%- set ns.previous = edges -%}
     {%- endfor -%}
-    {%- if not c.column.is_number() -%}
+    {%- if not kanon._column_is_number(c.column) -%}
       {{ exceptions.raise_compiler_error(who ~ ": quasi-identifier '" ~ c.name ~ "' is binned, so it must be a number; it is " ~ c.column.dtype) }}
     {%- endif -%}
     {%- do q.update({'bins': lists, 'depth': lists | length + 1}) -%}

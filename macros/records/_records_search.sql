@@ -1,7 +1,7 @@
 {#-
   The lattice search of kanon.release_records, run by the macro when the model compiles: the
-  warehouse does the counting, the macro only steers. Three temporary tables (private to the
-  session, dropped at the end): the level-0 class table (one scan of the relation), the lattice
+  warehouse does the counting, the macro only steers. Three scratch tables (_scratch_table: private
+  to the session, or on Spark to the audit schema; dropped at the end): the level-0 class table (one scan of the relation), the lattice
   (one row per node: a level per quasi-identifier, and a lower bound on its loss), and the
   evaluated nodes. A node is evaluated on the class table, never on the raw rows; monotonicity
   settles the rest: a node that satisfies the model makes every more general node satisfy it, and
@@ -35,13 +35,14 @@
 -#}
 {% macro _records_search(plan) %}
   {%- set scan_started = modules.datetime.datetime.now() -%}
-  {%- set suffix = local_md5(model.unique_id ~ invocation_id)[:10] -%}
-  {%- set t = {'classes': '_kanon_rc_' ~ suffix, 'lattice': '_kanon_rl_' ~ suffix, 'evals': '_kanon_re_' ~ suffix} -%}
+  {%- set suffix = kanon._scratch_suffix() -%}
+  {%- set t = {'classes': kanon._scratch_name('_kanon_rc_' ~ suffix), 'lattice': kanon._scratch_name('_kanon_rl_' ~ suffix),
+      'evals': kanon._scratch_name('_kanon_re_' ~ suffix)} -%}
   {%- set ql = kanon._records_levels(plan) -%}
   {%- set settings = kanon._records_search_settings() -%}
   {%- if settings -%}{%- do run_query(settings) -%}{%- endif -%}
   {%- do kanon._records_drop_temporary(t) -%}
-  {%- do run_query('create temporary table ' ~ t.classes ~ ' as ' ~ kanon._records_class_table_sql(plan)) -%}
+  {%- do kanon._scratch_create(t.classes, kanon._records_class_table_sql(plan)) -%}
   {#- timed apart: the one scan into the class table, and the search on it -#}
   {%- set started = modules.datetime.datetime.now() -%}
 
@@ -96,7 +97,7 @@
       (values {% for level in range(qi.depth + 1) %}({{ level }}){% if not loop.last %}, {% endif %}{% endfor %}) as _k_t{{ qi.index }} (_k_l{{ qi.index }}){% if not loop.last %} cross join{% endif %}
       {%- endfor %}
   {%- endset -%}
-  {%- do run_query('create temporary table ' ~ t.lattice ~ ' as ' ~ lattice_sql) -%}
+  {%- do kanon._scratch_create(t.lattice, lattice_sql) -%}
 
   {%- set loss_column = '_k_loss_' ~ plan.loss -%}
   {%- set order = loss_column ~ ', _k_height, ' ~ (ql | join(', ')) -%}
@@ -160,7 +161,7 @@
       {%- set ns.batch = ns.batch + 1 -%}
       {%- do kanon._records_evaluate_batch(plan, search, ns.batch, open ~ ' and _k_height = ' ~ lowest, not ns.created) -%}
       {%- set ns.created = true -%}
-      {%- do run_query(kanon._records_mark_evaluated(t, ns.batch)) -%}
+      {%- do kanon._records_mark_evaluated(t, ns.batch) -%}
     {%- endif -%}
   {%- endfor -%}
 
@@ -285,7 +286,7 @@
     {%- set batch_sql = 'select _k_node, _k_height, ' ~ (kanon._records_levels(plan) | join(', ')) ~ ', ' ~ batch ~ ' as _k_batch from ' ~ t.lattice ~ ' where ' ~ chosen -%}
     {%- set sql = kanon._records_evaluate_sql(plan, search, batch_sql, lean) -%}
     {%- if create and loop.first -%}
-      {%- do run_query('create temporary table ' ~ t.evals ~ ' as ' ~ sql) -%}
+      {%- do kanon._scratch_create(t.evals, sql) -%}
     {%- else -%}
       {%- do run_query('insert into ' ~ t.evals ~ ' ' ~ sql) -%}
     {%- endif -%}
@@ -299,7 +300,7 @@
   {%- if passing | length > 0 -%}
     {%- set nodes = [] -%}
     {%- for node in passing -%}{%- do nodes.append(node | int) -%}{%- endfor -%}
-    {%- do run_query('delete from ' ~ t.evals ~ ' where _k_batch = ' ~ batch ~ ' and _k_passes = 1') -%}
+    {%- do kanon._scratch_delete(t.evals, '_k_batch = ' ~ batch ~ ' and _k_passes = 1') -%}
     {%- do kanon._records_evaluate_batch(plan, search, batch, '_k_node in (' ~ (nodes | join(', ')) ~ ')', false) -%}
   {%- endif -%}
 {% endmacro %}
@@ -308,18 +309,20 @@
     nodes above those that pass and below those that fail. -#}
 {% macro _records_propagate(plan, search, batch) %}
   {%- set t = search.tables -%}
-  {%- do run_query(kanon._records_mark_evaluated(t, batch)) -%}
+  {%- do kanon._records_mark_evaluated(t, batch) -%}
   {%- if search.monotone -%}
-    {%- do run_query('update ' ~ t.lattice ~ " set _k_state = 'pass' where _k_state is null and exists (select 1 from " ~ t.evals
+    {%- do kanon._scratch_update(t.lattice, {'_k_state': "'pass'"}, '_k_state is null and exists (select 1 from ' ~ t.evals
         ~ ' as _k_e where _k_e._k_batch = ' ~ batch ~ ' and _k_e._k_passes = 1 and ' ~ kanon._records_at_least(plan, t.lattice, '_k_e') ~ ')') -%}
   {%- endif -%}
-  {%- do run_query('update ' ~ t.lattice ~ " set _k_state = 'fail' where _k_state is null and exists (select 1 from " ~ t.evals
+  {%- do kanon._scratch_update(t.lattice, {'_k_state': "'fail'"}, '_k_state is null and exists (select 1 from ' ~ t.evals
       ~ ' as _k_e where _k_e._k_batch = ' ~ batch ~ ' and _k_e._k_fails_below = 1 and ' ~ kanon._records_at_least(plan, '_k_e', t.lattice) ~ ')') -%}
 {% endmacro %}
 
+{#- The nodes of a batch marked evaluated, with their state. -#}
 {% macro _records_mark_evaluated(t, batch) %}
-  {{ return('update ' ~ t.lattice ~ " set _k_evaluated = 1, _k_state = case when _k_e._k_passes = 1 then 'pass' else 'fail' end from "
-      ~ t.evals ~ ' as _k_e where _k_e._k_node = ' ~ t.lattice ~ '._k_node and _k_e._k_batch = ' ~ batch) }}
+  {%- set evaluated = 'select _k_node from ' ~ t.evals ~ ' where _k_batch = ' ~ batch -%}
+  {%- do kanon._scratch_update(t.lattice, {'_k_evaluated': '1', '_k_state': 'case when _k_node in (' ~ evaluated
+      ~ " and _k_passes = 1) then 'pass' else 'fail' end"}, '_k_node in (' ~ evaluated ~ ')') -%}
 {% endmacro %}
 
 {#- `with _k_batch, _k_at (the class table at each node of batch_sql: its labels there, loss and

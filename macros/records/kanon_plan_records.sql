@@ -60,7 +60,7 @@
     ),
     _k_diversity as (
       select _k_column, count(*) as _k_distinct,
-        ln(cast(sum(_k_n) as double precision)) - sum(_k_n * ln(cast(_k_n as double precision))) / sum(_k_n) as _k_entropy
+        ln(cast(sum(_k_n) as {{ kanon._records_double() }})) - sum(_k_n * ln(cast(_k_n as {{ kanon._records_double() }}))) / sum(_k_n) as _k_entropy
       from _k_values group by _k_column
     )
     select

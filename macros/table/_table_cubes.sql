@@ -242,7 +242,7 @@
   _k_mv{{ i }} as (
     select
       _k_m.*,
-      row_number() over () as _k_id,
+      {{ kanon._row_number_unordered([targets_of(n, '_k_m'), '_k_m._k_a', '_k_m._k_b']) }} as _k_id,
       row_number() over (partition by {{ targets_of(n, '_k_m') }} order by _k_m._k_axcost, _k_m._k_a, _k_m._k_b) as _k_mrank
     from (
       select

@@ -58,15 +58,17 @@
         {%- endfor %}
       ) as _k_lines
     {%- endset -%}
-    {%- set lines = run_query(sql).rows[0][0] | int -%}
+    {%- set lines = kanon._scratch_query(sql).rows[0][0] | int -%}
     {{ return((lines ~ " line(s) of the table have exactly one hidden cell, which their total gives away") if lines > 0 else '') }}
   {%- elif check == 'no_exact_disclosure' -%}
-    {#- set-based, as the search's own check, on temporary tables as the search's (the staged
+    {#- set-based, as the search's own check, on scratch tables as the search's (the staged
         cells, numbered by node, and the leaves' paths, each joined many times): the hidden cells
         on no protecting cube (bounded cubes first, every cube for the cells left), counted -#}
-    {%- set suffix = local_md5(model.unique_id ~ invocation_id ~ 'gate')[:10] -%}
-    {%- set cells, t, anc, theirs = '_kanon_gc_' ~ suffix, '_kanon_gt_' ~ suffix, '_kanon_ga_' ~ suffix ~ '_', '_kanon_gl_' ~ suffix -%}
-    {%- set scratch = [cells, t, theirs] -%}
+    {%- set suffix = kanon._scratch_suffix() -%}
+    {%- set cells, t, anc, theirs = kanon._scratch_name('_kanon_gc_' ~ suffix), kanon._scratch_name('_kanon_gt_' ~ suffix),
+        kanon._scratch_name('_kanon_ga_' ~ suffix ~ '_'), kanon._scratch_name('_kanon_gl_' ~ suffix) -%}
+    {%- set open_cells = kanon._scratch_name('_kanon_go_' ~ suffix) -%}
+    {%- set scratch = [cells, t, theirs, open_cells] -%}
     {%- for i in range(n) -%}{%- do scratch.append(anc ~ i) -%}{%- endfor -%}
     {%- for name in scratch -%}{%- do run_query('drop table if exists ' ~ name) -%}{%- endfor -%}
     {#- linked (_table_linked): checked together with the linked table's cells, their statuses
@@ -79,14 +81,15 @@
       {%- set glued = plan.linked.glued -%}
       {%- set keys = [] -%}
       {%- for i in range(n) -%}{%- do keys.append('_k_l' ~ i ~ ', _k_k' ~ i ~ ', _k_pk' ~ i) -%}{%- endfor -%}
-      {%- do run_query('create temporary table ' ~ theirs ~ ' as with ' ~ kanon._table_cells_ctes(searched) ~ ' select ' ~ keys | join(', ')
+      {%- do kanon._scratch_create(theirs, 'with ' ~ kanon._table_cells_ctes(searched) ~ ' select ' ~ keys | join(', ')
           ~ ", _k_n, _k_status from _k_table where substr(_k_k" ~ glued ~ ", 1, 1) = '1'") -%}
       {%- set staged = kanon._table_staged_cte(plan, staging, theirs) -%}
     {%- endif -%}
-    {%- do run_query('create temporary table ' ~ cells ~ ' as with ' ~ staged ~ ' select * from _k_staged') -%}
+    {%- do kanon._scratch_create(cells, 'with ' ~ staged ~ ' select * from _k_staged', true) -%}
     {%- do kanon._table_numbered_tables(cells, kanon._table_tops(searched), t, anc) -%}
-    {%- set open = run_query('select count(*) from (' ~ kanon._table_open_cells_sql(n, t, anc, 'true', k, lo,
-        kanon._table_pick_limit(), kanon._table_move_limit(n), step, glued) ~ ') as _k_open').rows[0][0] | int -%}
+    {%- do kanon._scratch_create(open_cells, kanon._table_open_cells_sql(n, t, anc, 'true', k, lo,
+        kanon._table_pick_limit(), kanon._table_move_limit(n), step, glued), true) -%}
+    {%- set open = run_query('select count(*) from ' ~ open_cells).rows[0][0] | int -%}
     {%- for name in scratch -%}{%- do run_query('drop table if exists ' ~ name) -%}{%- endfor -%}
     {{ return((open ~ " hidden cell(s) lie on no cube of hidden cells that could move"
         ~ (" by " ~ step if step > 1 else "") ~ " without changing a total: "
@@ -137,7 +140,7 @@
         then 0 else 1 end), 0)
     from _k_staged
   {%- endset -%}
-  {%- set row = run_query(sql).rows[0] -%}
+  {%- set row = kanon._scratch_query(sql).rows[0] -%}
   {%- set problems = [
       (row[0], "the table is not whole (a cell missing or twice, a level out of range, or a node with no parent or two)"),
       (row[1], "published cell(s) or total(s) show a count that is not theirs, or below k=" ~ k),

@@ -1,7 +1,7 @@
 {#-
   Complementary suppression of kanon.release_table, run by the macro when the model compiles (as
-  the record search is, ADR 8): the warehouse does the work on temporary tables (private to the
-  session); the macro only steers, a few set-based queries a round whatever the table's size.
+  the record search is, ADR 8): the warehouse does the work on scratch tables (_scratch_table: private to the
+  session, or on Spark to the audit schema); the macro only steers, a few set-based queries a round whatever the table's size.
 
   A hidden cell is exactly determined by the published totals when no change of the hidden
   cells that keeps every total moves it. The search makes every hidden cell lie on a cube of
@@ -30,7 +30,7 @@
   It is sound, not minimal (an LP/MIP could hide less). Non-additive lines bound the moves
   (_table_cubes); kanon_tools.attack audits the result against the inequalities that hold.
 
-  The secondaries stay in a temporary table (`secondaries` in the result, its name) that the long
+  The secondaries stay in a scratch table (`secondaries` in the result, its name) that the long
   form joins: the model's SQL runs in the same session right after it compiles (dbt compiles and
   runs a node on one connection, and closes it after the node, which drops the table).
 
@@ -39,14 +39,15 @@
 -#}
 {% macro _table_search(plan) %}
   {%- set started = modules.datetime.datetime.now() -%}
-  {%- set suffix = local_md5(model.unique_id ~ invocation_id)[:10] -%}
-  {%- set t = '_kanon_tt_' ~ suffix -%}
-  {%- set cells = '_kanon_tc_' ~ suffix -%}
-  {%- set anc = '_kanon_ta_' ~ suffix ~ '_' -%}
-  {%- set picks = '_kanon_tp_' ~ suffix -%}
-  {%- set hidden_now = '_kanon_tn_' ~ suffix -%}
-  {%- set open_cells = '_kanon_to_' ~ suffix -%}
-  {%- set secondaries = '_kanon_ts_' ~ suffix -%}
+  {%- set suffix = kanon._scratch_suffix() -%}
+  {%- set t = kanon._scratch_name('_kanon_tt_' ~ suffix) -%}
+  {%- set cells = kanon._scratch_name('_kanon_tc_' ~ suffix) -%}
+  {#- a prefix: the tables are anc ~ 0, anc ~ 1, ... -#}
+  {%- set anc = kanon._scratch_name('_kanon_ta_' ~ suffix ~ '_') -%}
+  {%- set picks = kanon._scratch_name('_kanon_tp_' ~ suffix) -%}
+  {%- set hidden_now = kanon._scratch_name('_kanon_tn_' ~ suffix) -%}
+  {%- set open_cells = kanon._scratch_name('_kanon_to_' ~ suffix) -%}
+  {%- set secondaries = kanon._scratch_name('_kanon_ts_' ~ suffix) -%}
   {%- set n = plan.dims | length -%}
   {%- set tops = kanon._table_tops(plan) -%}
   {#- a linked table's glued dimension, where no move reaches a root from one side only (_table_linked) -#}
@@ -58,7 +59,7 @@
   {%- set nodes = [] -%}
   {%- for i in range(n) -%}{%- do nodes.append('_k_d' ~ i) -%}{%- endfor -%}
   {%- set nodes = nodes | join(', ') -%}
-  {%- set beyond = '_kanon_tb_' ~ suffix -%}
+  {%- set beyond = kanon._scratch_name('_kanon_tb_' ~ suffix) -%}
   {%- set scratch = [t, cells, picks, hidden_now, open_cells, beyond] -%}
   {%- for i in range(n) -%}{%- do scratch.append(anc ~ i) -%}{%- endfor -%}
   {%- for name in scratch + [secondaries] -%}
@@ -72,7 +73,7 @@
   {%- set ns = namespace(done=false, refused=kanon._table_search_refusal(plan), rounds=0, built=false, cached=false) -%}
   {%- if ns.refused is none -%}
     {%- set ns.built = true -%}
-    {%- do run_query('create temporary table ' ~ cells ~ ' as with ' ~ kanon._table_cells_ctes(plan) ~ ' select * from _k_table') -%}
+    {%- do kanon._scratch_create(cells, 'with ' ~ kanon._table_cells_ctes(plan) ~ ' select * from _k_table') -%}
     {%- do kanon._table_numbered_tables(cells, tops, t, anc, ", case when _k_status = 'published' then 0 else 1 end as _k_open") -%}
   {%- else -%}
     {%- set ns.done = true -%}
@@ -81,9 +82,9 @@
   {%- for _ in range(kanon._table_conflict_rounds() + 2) if not ns.done -%}
     {#- 2. the open cells that are still open (in a table of their own, then flagged: semi-joins) -#}
     {%- do run_query('drop table if exists ' ~ open_cells) -%}
-    {%- do run_query('create temporary table ' ~ open_cells ~ ' as ' ~ kanon._table_open_cells_sql(n, t, anc, '_k_t._k_open = 1', k, lo, limit, moves, plan.step, glued)) -%}
-    {%- do run_query('update ' ~ t ~ ' set _k_open = 0 where _k_open = 1') -%}
-    {%- do run_query('update ' ~ t ~ ' set _k_open = 1 where (' ~ nodes ~ ') in (select ' ~ nodes ~ ' from ' ~ open_cells ~ ')') -%}
+    {%- do kanon._scratch_create(open_cells, kanon._table_open_cells_sql(n, t, anc, '_k_t._k_open = 1', k, lo, limit, moves, plan.step, glued), true) -%}
+    {%- do kanon._scratch_update(t, {'_k_open': '0'}, '_k_open = 1') -%}
+    {%- do kanon._scratch_update(t, {'_k_open': '1'}, '(' ~ nodes ~ ') in (select ' ~ nodes ~ ' from ' ~ open_cells ~ ')') -%}
     {%- do kanon._table_analyze(t) -%}
     {%- set open = run_query('select count(*) from ' ~ open_cells).rows[0][0] | int -%}
     {%- do log('kanon table search, round ' ~ (ns.rounds + 1) ~ ': ' ~ open ~ ' open cell(s)') -%}
@@ -96,7 +97,7 @@
       {%- set unpicked_sql = 'not exists (select 1 from ' ~ picks ~ ' as _k_q where ' ~ (picked | join(' and ')) ~ ')' -%}
       {%- set unpicked_count = 'select count(*) from ' ~ t ~ ' as _k_t where _k_t._k_open = 1 and ' ~ unpicked_sql -%}
       {%- do run_query('drop table if exists ' ~ picks) -%}
-      {%- do run_query('create temporary table ' ~ picks ~ ' as ' ~ kanon._table_picks_sql(n, t, anc, 'true', k, lo, limit, moves, plan.step, glued)) -%}
+      {%- do kanon._scratch_create(picks, kanon._table_picks_sql(n, t, anc, 'true', k, lo, limit, moves, plan.step, glued), true) -%}
       {%- do kanon._table_analyze(picks) -%}
       {%- set unpicked = run_query(unpicked_count).rows[0][0] | int -%}
       {#- a cube found without bounds in an earlier round, for a cell whose pick waited, still
@@ -111,9 +112,9 @@
       {%- if unpicked > 0 -%}
         {%- set found = kanon._table_picks_sql(n, t, anc, unpicked_sql, k, lo, none, none, plan.step, glued) -%}
         {%- if ns.cached -%}
-          {%- do run_query('insert into ' ~ beyond ~ ' ' ~ found) -%}
+          {%- do kanon._scratch_insert(beyond, found, true) -%}
         {%- else -%}
-          {%- do run_query('create temporary table ' ~ beyond ~ ' as ' ~ found) -%}
+          {%- do kanon._scratch_create(beyond, found, true) -%}
           {%- set ns.cached = true -%}
         {%- endif -%}
         {%- do run_query('insert into ' ~ picks ~ ' select _k_q.* from ' ~ beyond ~ ' as _k_q inner join ' ~ t ~ ' as _k_t on '
@@ -129,9 +130,9 @@
       {%- else -%}
         {#- 4. apply the picks that need not wait -#}
         {%- do run_query('drop table if exists ' ~ hidden_now) -%}
-        {%- do run_query('create temporary table ' ~ hidden_now ~ ' as '
-            ~ kanon._table_accepted_sql(n, t, anc, picks, ns.rounds >= kanon._table_conflict_rounds())) -%}
-        {%- do run_query('update ' ~ t ~ " set _k_status = 'secondary' where _k_status = 'published' and (" ~ nodes ~ ') in (select '
+        {%- do kanon._scratch_create(hidden_now,
+            kanon._table_accepted_sql(n, t, anc, picks, ns.rounds >= kanon._table_conflict_rounds()), true) -%}
+        {%- do kanon._scratch_update(t, {'_k_status': "'secondary'"}, "_k_status = 'published' and (" ~ nodes ~ ') in (select '
             ~ nodes ~ ' from ' ~ hidden_now ~ ')') -%}
         {%- set ns.rounds = ns.rounds + 1 -%}
       {%- endif -%}
@@ -147,7 +148,7 @@
   {%- for i in range(n) -%}{%- do keys.append('_k_l' ~ i ~ ', _k_k' ~ i) -%}{%- endfor -%}
   {%- set counts = [0, 0, 0, 0, 0] -%}
   {%- if ns.built -%}
-    {%- do run_query('create temporary table ' ~ secondaries ~ ' as select ' ~ (keys | join(', ')) ~ ' from ' ~ t ~ " where _k_status = 'secondary'") -%}
+    {%- do kanon._scratch_create(secondaries, 'select ' ~ (keys | join(', ')) ~ ' from ' ~ t ~ " where _k_status = 'secondary'") -%}
     {%- set non_additive = [] -%}
     {%- for i in range(n) -%}{%- do non_additive.append('not _k_add' ~ i) -%}{%- endfor -%}
     {%- set counts = run_query("select count(*), "
@@ -157,7 +158,7 @@
         ~ "coalesce(sum(case when " ~ (non_additive | join(' or ')) ~ " then 1 else 0 end), 0) from " ~ t ~ " as _k_t where "
         ~ kanon._table_own_cell(plan, '_k_t')).rows[0] -%}
   {%- else -%}
-    {%- do run_query('create temporary table ' ~ secondaries ~ ' as ' ~ kanon._table_no_cells(n)) -%}
+    {%- do kanon._scratch_create(secondaries, kanon._table_no_cells(n)) -%}
   {%- endif -%}
   {%- for name in scratch -%}
     {%- do run_query('drop table if exists ' ~ name) -%}
@@ -238,13 +239,18 @@
 {% macro _table_picks_sql(n, t, anc, target, k, lo, limit, moves, step=1, glued=none) -%}
   {%- set order = [] -%}
   {%- for i in range(n) -%}{%- do order.append('_k_c._k_a' ~ i) -%}{%- do order.append('_k_c._k_b' ~ i) -%}{%- endfor -%}
-  select * from (
+  with _k_cubes as (
+    {{ kanon._table_cubes_sql(n, t, anc, '(select * from ' ~ t ~ ' as _k_t where _k_t._k_open = 1 and (' ~ target ~ '))', k, lo, true, limit, moves, step, glued) }}
+  ),
+
+  _k_ranked as (
     select
       _k_c.*,
       row_number() over (partition by {{ kanon._table_target_columns(n, '_k_c') }} order by _k_c._k_cost, {{ order | join(', ') }}) as _k_pick
-    from ({{ kanon._table_cubes_sql(n, t, anc, '(select * from ' ~ t ~ ' as _k_t where _k_t._k_open = 1 and (' ~ target ~ '))', k, lo, true, limit, moves, step, glued) }}) as _k_c
-  ) as _k_ranked
-  where _k_pick = 1
+    from _k_cubes as _k_c
+  )
+
+  select * from _k_ranked where _k_pick = 1
 {%- endmacro %}
 
 {#- A select of the cells (_k_d<i>) the applied picks newly hide: with `all_picks`, every pick's;
@@ -321,10 +327,10 @@
     no_exact_disclosure join, many times over, so each is computed once. -#}
 {% macro _table_numbered_tables(cells, tops, t, anc, extra='') %}
   {%- set numbered = kanon._table_numbered_ctes(cells, tops, '_k_numbered', '_k_anc') -%}
-  {%- do run_query('create temporary table ' ~ t ~ ' as with ' ~ numbered ~ ' select _k_numbered.*' ~ extra ~ ' from _k_numbered') -%}
+  {%- do kanon._scratch_create(t, 'with ' ~ numbered ~ ' select _k_numbered.*' ~ extra ~ ' from _k_numbered') -%}
   {%- do kanon._table_analyze(t) -%}
   {%- for i in range(tops | length) -%}
-    {%- do run_query('create temporary table ' ~ anc ~ i ~ ' as with ' ~ numbered ~ ' select * from _k_anc' ~ i) -%}
+    {%- do kanon._scratch_create(anc ~ i, 'with ' ~ numbered ~ ' select * from _k_anc' ~ i) -%}
     {%- do kanon._table_analyze(anc ~ i) -%}
   {%- endfor -%}
 {% endmacro %}

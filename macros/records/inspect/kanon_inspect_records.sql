@@ -54,7 +54,7 @@
       {%- do kinds.append('date') -%}
     {%- elif column.is_string() or type.startswith('varchar') or type in ['string', 'citext', 'name', 'bpchar'] -%}
       {%- do kinds.append('text') -%}
-    {%- elif column.is_number() or type in ['hugeint', 'ubigint', 'uinteger', 'usmallint', 'utinyint', 'tinyint', 'real'] -%}
+    {%- elif kanon._column_is_number(column) -%}
       {%- do kinds.append('number') -%}
     {%- elif 'bool' in type -%}
       {%- do kinds.append('boolean') -%}

@@ -1,0 +1,162 @@
+{#-
+  Scratch tables: the working tables of the record search and the table search (the lattice, the
+  evaluated nodes, the cells and their picks), private to the session where the warehouse has
+  temporary tables, updated in place as a search goes.
+
+  Spark has neither: no temporary tables (a temporary view is a query, re-run wherever it is read)
+  and no UPDATE or DELETE on Parquet tables. There a scratch table is a Parquet table in the
+  private audit schema (where a release's stages are, _spark_stages), and an update or a delete
+  rewrites it: the new rows into a sibling table, then `insert overwrite` back. The searches are
+  written once against these macros.
+
+    _scratch_name(base)            the name to write in SQL for the scratch table `base`
+    _scratch_create(name, sql, in_stages=false)
+                                   the table `name` as the rows of `sql`; in_stages: on Spark one
+                                   statement per CTE of `sql` (its plan would be too large whole)
+    _scratch_insert(name, sql, in_stages=false)
+                                   the rows of `sql` added to the table `name`
+    _scratch_query(sql)            run_query(sql); on Spark its CTEs in stages first (a check's
+                                   query over a release's cells)
+    _scratch_update(name, sets, where)
+                                   set column = expression (sets: {column: SQL}) on the rows
+                                   meeting `where`, as UPDATE does
+    _scratch_delete(name, where)   the rows meeting `where` removed, as DELETE does
+
+    _scratch_suffix()              what a model's scratch names end with: the same in every run of
+                                   the model, so that on Spark a crashed search's tables are
+                                   replaced by the next run's, and a release drops what its
+                                   searches left (spark___drop_staging)
+
+  Dropping is `drop table if exists <name>` everywhere. Each macro runs its statements itself.
+-#}
+{% macro _scratch_suffix() %}
+  {{ return(local_md5(model.unique_id)[:10]) }}
+{% endmacro %}
+
+{% macro _scratch_name(base) %}
+  {{ return(adapter.dispatch('_scratch_name', 'kanon')(base)) }}
+{% endmacro %}
+
+{% macro default___scratch_name(base) %}
+  {{ return(base) }}
+{% endmacro %}
+
+{#- Spark: a table in the private audit schema (a temporary view would re-run its query at every
+    read). `base` is kanon's own name (letters, digits, underscores) and left unquoted, so that a
+    search may append to it (a prefix of numbered tables). -#}
+{% macro spark___scratch_name(base) %}
+  {{ return(kanon._quote(kanon._spark_stage_scratch().schema) ~ '.' ~ base) }}
+{% endmacro %}
+
+
+{% macro _scratch_create(name, sql, in_stages=false) %}
+  {%- do adapter.dispatch('_scratch_create', 'kanon')(name, sql, in_stages) -%}
+{% endmacro %}
+
+{% macro default___scratch_create(name, sql, in_stages) %}
+  {%- do run_query('create temporary table ' ~ name ~ ' as ' ~ sql) -%}
+{% endmacro %}
+
+{#- Spark: the audit schema may not exist yet when a search runs (it compiles before the trail's
+    first write); a table left by a crashed search of the same name is replaced. In stages, each
+    CTE of the query is a statement writing a table (_spark_stages: as one statement the table
+    search's cube engine ran Spark's analyzer out of memory on nine cells), dropped once the
+    table is written. -#}
+{% macro spark___scratch_create(name, sql, in_stages) %}
+  {%- set scratch = kanon._spark_stage_scratch() -%}
+  {%- do run_query('create schema if not exists ' ~ kanon._quote(scratch.schema)) -%}
+  {%- set split = kanon._spark_stages(sql, name.split('.')[-1] ~ '__', scratch, all_tables=true)
+      if in_stages else {'stages': [], 'select': sql} -%}
+  {%- for stage in split.stages -%}
+    {%- do run_query(stage) -%}
+  {%- endfor -%}
+  {%- do run_query('drop table if exists ' ~ name) -%}
+  {%- do run_query('create table ' ~ name ~ ' using parquet as ' ~ split.select) -%}
+  {%- for stage in split.stages | reverse if stage.startswith('create table ') -%}
+    {%- do run_query('drop table if exists ' ~ stage[13:].split(' using parquet as ')[0]) -%}
+  {%- endfor -%}
+{% endmacro %}
+
+
+{% macro _scratch_insert(name, sql, in_stages=false) %}
+  {%- do adapter.dispatch('_scratch_insert', 'kanon')(name, sql, in_stages) -%}
+{% endmacro %}
+
+{% macro default___scratch_insert(name, sql, in_stages) %}
+  {%- do run_query('insert into ' ~ name ~ ' ' ~ sql) -%}
+{% endmacro %}
+
+{#- Spark, in stages: through a sibling table created in stages. -#}
+{% macro spark___scratch_insert(name, sql, in_stages) %}
+  {%- if in_stages -%}
+    {%- set sibling = kanon._scratch_name('_kanon_next_' ~ local_md5(name)[:12]) -%}
+    {%- do kanon._scratch_create(sibling, sql, true) -%}
+    {%- do run_query('insert into ' ~ name ~ ' select * from ' ~ sibling) -%}
+    {%- do run_query('drop table if exists ' ~ sibling) -%}
+  {%- else -%}
+    {%- do run_query('insert into ' ~ name ~ ' ' ~ sql) -%}
+  {%- endif -%}
+{% endmacro %}
+
+
+{% macro _scratch_query(sql) %}
+  {{ return(adapter.dispatch('_scratch_query', 'kanon')(sql)) }}
+{% endmacro %}
+
+{% macro default___scratch_query(sql) %}
+  {{ return(run_query(sql)) }}
+{% endmacro %}
+
+{#- Spark: the rows into a scratch table, in stages, then read. -#}
+{% macro spark___scratch_query(sql) %}
+  {%- set name = kanon._scratch_name('_kanon_q_' ~ kanon._scratch_suffix()) -%}
+  {%- do kanon._scratch_create(name, sql, true) -%}
+  {%- set result = run_query('select * from ' ~ name) -%}
+  {%- do run_query('drop table if exists ' ~ name) -%}
+  {{ return(result) }}
+{% endmacro %}
+
+
+{% macro _scratch_update(name, sets, where) %}
+  {%- do adapter.dispatch('_scratch_update', 'kanon')(name, sets, where) -%}
+{% endmacro %}
+
+{% macro default___scratch_update(name, sets, where) %}
+  {%- set assignments = [] -%}
+  {%- for column, expression in sets.items() -%}{%- do assignments.append(column ~ ' = ' ~ expression) -%}{%- endfor -%}
+  {%- do run_query('update ' ~ name ~ ' set ' ~ (assignments | join(', ')) ~ ' where ' ~ where) -%}
+{% endmacro %}
+
+{#- Spark: the rows that change, with the new values, and those that do not (where the condition
+    is false or NULL, as UPDATE leaves them), as they are; the condition stays in WHERE clauses,
+    where Spark takes correlated subqueries. -#}
+{% macro spark___scratch_update(name, sets, where) %}
+  {%- set columns = [] -%}
+  {%- for column in run_query('select * from ' ~ name ~ ' limit 0').column_names -%}
+    {%- do columns.append(sets.get(column | lower, column) ~ ' as ' ~ column) -%}
+  {%- endfor -%}
+  {%- do kanon._spark_scratch_rewrite(name, 'select ' ~ (columns | join(', ')) ~ ' from ' ~ name ~ ' where ' ~ where
+      ~ ' union all select * from ' ~ name ~ ' where (' ~ where ~ ') is not true') -%}
+{% endmacro %}
+
+
+{% macro _scratch_delete(name, where) %}
+  {%- do adapter.dispatch('_scratch_delete', 'kanon')(name, where) -%}
+{% endmacro %}
+
+{% macro default___scratch_delete(name, where) %}
+  {%- do run_query('delete from ' ~ name ~ ' where ' ~ where) -%}
+{% endmacro %}
+
+{% macro spark___scratch_delete(name, where) %}
+  {%- do kanon._spark_scratch_rewrite(name, 'select * from ' ~ name ~ ' where (' ~ where ~ ') is not true') -%}
+{% endmacro %}
+
+{#- The scratch table `name` replaced by the rows of `sql` (which reads it): written to a sibling
+    first, since Spark does not overwrite a table a query is reading. -#}
+{% macro _spark_scratch_rewrite(name, sql) %}
+  {%- set sibling = kanon._scratch_name('_kanon_next_' ~ local_md5(name)[:12]) -%}
+  {%- do kanon._scratch_create(sibling, sql) -%}
+  {%- do run_query('insert overwrite table ' ~ name ~ ' select * from ' ~ sibling) -%}
+  {%- do run_query('drop table if exists ' ~ sibling) -%}
+{% endmacro %}
