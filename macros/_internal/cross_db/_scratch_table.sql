@@ -6,7 +6,8 @@
   Spark has neither: no temporary tables (a temporary view is a query, re-run wherever it is read)
   and no UPDATE or DELETE on Parquet tables. There a scratch table is a Parquet table in the
   private audit schema (where a release's stages are, _spark_stages), and an update or a delete
-  rewrites it: the new rows into a sibling table, then `insert overwrite` back. The searches are
+  rewrites it: the new rows into a sibling table, then `insert overwrite` back
+  (_spark_scratch_through_sibling). The searches are
   written once against these macros.
 
     _scratch_name(base)            the name to write in SQL for the scratch table `base`
@@ -72,8 +73,9 @@
   {%- endfor -%}
   {%- do run_query('drop table if exists ' ~ name) -%}
   {%- do run_query('create table ' ~ name ~ ' using parquet as ' ~ split.select) -%}
-  {%- for stage in split.stages | reverse if stage.startswith('create table ') -%}
-    {%- do run_query('drop table if exists ' ~ stage[13:].split(' using parquet as ')[0]) -%}
+  {#- every stage is a table here, created after its own `drop table if exists`: those, last first -#}
+  {%- for stage in split.stages | reverse if stage.startswith('drop table if exists ') -%}
+    {%- do run_query(stage) -%}
   {%- endfor -%}
 {% endmacro %}
 
@@ -89,10 +91,7 @@
 {#- Spark, in stages: through a sibling table created in stages. -#}
 {% macro spark___scratch_insert(name, sql, in_stages) %}
   {%- if in_stages -%}
-    {%- set sibling = kanon._scratch_name('_kanon_next_' ~ local_md5(name)[:12]) -%}
-    {%- do kanon._scratch_create(sibling, sql, true) -%}
-    {%- do run_query('insert into ' ~ name ~ ' select * from ' ~ sibling) -%}
-    {%- do run_query('drop table if exists ' ~ sibling) -%}
+    {%- do kanon._spark_scratch_through_sibling(name, sql, 'insert into', true) -%}
   {%- else -%}
     {%- do run_query('insert into ' ~ name ~ ' ' ~ sql) -%}
   {%- endif -%}
@@ -135,8 +134,8 @@
   {%- for column in run_query('select * from ' ~ name ~ ' limit 0').column_names -%}
     {%- do columns.append(sets.get(column | lower, column) ~ ' as ' ~ column) -%}
   {%- endfor -%}
-  {%- do kanon._spark_scratch_rewrite(name, 'select ' ~ (columns | join(', ')) ~ ' from ' ~ name ~ ' where ' ~ where
-      ~ ' union all select * from ' ~ name ~ ' where (' ~ where ~ ') is not true') -%}
+  {%- do kanon._spark_scratch_through_sibling(name, 'select ' ~ (columns | join(', ')) ~ ' from ' ~ name ~ ' where ' ~ where
+      ~ ' union all select * from ' ~ name ~ ' where (' ~ where ~ ') is not true', 'insert overwrite table') -%}
 {% endmacro %}
 
 
@@ -149,14 +148,16 @@
 {% endmacro %}
 
 {% macro spark___scratch_delete(name, where) %}
-  {%- do kanon._spark_scratch_rewrite(name, 'select * from ' ~ name ~ ' where (' ~ where ~ ') is not true') -%}
+  {%- do kanon._spark_scratch_through_sibling(name, 'select * from ' ~ name ~ ' where (' ~ where ~ ') is not true', 'insert overwrite table') -%}
 {% endmacro %}
 
-{#- The scratch table `name` replaced by the rows of `sql` (which reads it): written to a sibling
-    first, since Spark does not overwrite a table a query is reading. -#}
-{% macro _spark_scratch_rewrite(name, sql) %}
-  {%- set sibling = kanon._scratch_name('_kanon_next_' ~ local_md5(name)[:12]) -%}
-  {%- do kanon._scratch_create(sibling, sql) -%}
-  {%- do run_query('insert overwrite table ' ~ name ~ ' select * from ' ~ sibling) -%}
+{#- The rows of `sql` written to a sibling of the scratch table `name`, then `verb` (insert into,
+    or insert overwrite table: Spark does not overwrite a table the query reads) `name` from it.
+    The sibling's name ends as `name` does, with the model's suffix, so that a crash leaves
+    nothing the release's clean-up does not find. -#}
+{% macro _spark_scratch_through_sibling(name, sql, verb, in_stages=false) %}
+  {%- set sibling = kanon._scratch_name('_kanon_next_' ~ name.split('.')[-1]) -%}
+  {%- do kanon._scratch_create(sibling, sql, in_stages) -%}
+  {%- do run_query(verb ~ ' ' ~ name ~ ' select * from ' ~ sibling) -%}
   {%- do run_query('drop table if exists ' ~ sibling) -%}
 {% endmacro %}
