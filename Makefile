@@ -24,10 +24,11 @@ demo: $(STAMP)
 
 ## test: the whole suite (sqlfluff lint, then pytest driving dbt on DuckDB and Postgres)
 # Two pytest-xdist workers, a test file each at a time (a file's module fixtures build its
-# warehouses once): most of a test is a dbt process, so both cores are used.
+# warehouses once): most of a test is a dbt process, so both cores are used. Files start in the
+# order tests/conftest.py gives them (the longest first), not xdist's.
 TEST_WORKERS ?= 2
 test: lint
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 # sqlfluff's dbt templater compiles every model, and kanon's release macros read the columns of
 # the seeds they use when they compile: so the seeds are loaded into a scratch DuckDB file first.

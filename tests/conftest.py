@@ -37,6 +37,25 @@ WAREHOUSES = ("duckdb", "postgres")
 TEST_RUN = os.environ.setdefault("KANON_TEST_RUN", uuid.uuid4().hex)
 
 
+# Files started first under `make test` (--dist loadfile --no-loadscope-reorder): the Spark
+# module is the suite's longest by far (a JVM per dbt invocation). xdist's default order, files
+# with the most tests first, started it last, and the suite then waited minutes on one worker.
+STARTED_FIRST = ("test_spark.py",)
+
+
+@pytest.hookimpl(trylast=True)  # after pytest's own reordering, which keeps a file's fixtures together
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The files of STARTED_FIRST first, then the others by their number of tests, most first
+    (xdist's own order); a file's tests together, in their order (the sort is stable)."""
+    per_file: dict[str, int] = {}
+    first_seen: dict[str, int] = {}
+    for at, item in enumerate(items):
+        per_file[item.path.name] = per_file.get(item.path.name, 0) + 1
+        first_seen.setdefault(item.path.name, at)
+    items.sort(key=lambda item: (item.path.name not in STARTED_FIRST, -per_file[item.path.name],
+                                 first_seen[item.path.name]))
+
+
 def postgres_unavailable_reason() -> str | None:
     """None when Postgres answers, else a one-line reason."""
     try:

@@ -18,11 +18,12 @@
   first.
 
   A CTE whose body has a WITH of its own (the table search nests its cube engine so) is split
-  the same way, its CTEs becoming stages before it. With `all_tables` every CTE becomes a table
-  (the searches' statements, _scratch_table: their CTEs are read many times, and a temporary
-  view is expanded wherever it is read).
+  the same way, its CTEs becoming stages before it. With `all_tables` every CTE read more than
+  once becomes a table (the searches' statements, _scratch_table: their CTEs are read many times,
+  and a temporary view is expanded wherever it is read); one read once stays a view.
 
-  Returns {'stages': [statement, ...], 'select': the final select}. A statement without a
+  Returns {'stages': [statement, ...], 'drops': [the statements dropping each stage, in the
+  order they were created], 'select': the final select}. A statement without a
   top-level WITH has no stages. CTE names are renamed outside string literals, quoted
   identifiers and comments only, and never after a dot (a column or a qualified relation).
 -#}
@@ -36,7 +37,7 @@
   {%- set separator = re.compile('\\s*,') -%}
   {%- set start = opening.match(sql) -%}
   {%- if not start -%}
-    {{ return({'stages': [], 'select': sql}) }}
+    {{ return({'stages': [], 'drops': [], 'select': sql}) }}
   {%- endif -%}
   {#- the top-level parenthesized groups: {opening position: closing position} -#}
   {%- set groups = {} -%}
@@ -63,13 +64,30 @@
       {{ exceptions.raise_compiler_error("kanon: could not split the release's WITH clause for Spark at: " ~ sql[ns.at:ns.at + 80]) }}
     {%- endif -%}
   {%- endfor -%}
-  {#- what each CTE becomes, as SQL: a table in the scratch schema or a temporary view -#}
+  {#- how often each CTE is read after it: by the later CTEs and the final select -#}
+  {%- set reads = {} -%}
+  {%- for name, cached, body in ctes -%}{%- do reads.update({name | lower: 0}) -%}{%- endfor -%}
+  {%- for name, cached, body in ctes + [('', false, sql[ns.at:])] -%}
+    {%- for m in lexeme.finditer(body) if m.group(3) and (m.group(3) | lower) in reads -%}
+      {%- do reads.update({m.group(3) | lower: reads[m.group(3) | lower] + 1}) -%}
+    {%- endfor -%}
+  {%- endfor -%}
+  {#- what each CTE becomes, as SQL: a table in the scratch schema or a temporary view. With
+      all_tables, a CTE read once is a view all the same: it is expanded once, so the plan grows
+      no more than the statement's, and a view costs Spark no job and no metastore write -#}
   {%- set views = {} -%}
+  {%- set tables = [] -%}
   {%- for name, cached, body in ctes -%}
     {%- set numbered = kanon._quote(prefix ~ ('%03d' | format(loop.index)) ~ name) -%}
-    {%- do views.update({name | lower: (kanon._quote(scratch.schema) ~ '.' ~ numbered) if cached or all_tables else numbered}) -%}
+    {%- if cached or (all_tables and reads[name | lower] > 1) -%}
+      {%- do tables.append(name | lower) -%}
+      {%- do views.update({name | lower: kanon._quote(scratch.schema) ~ '.' ~ numbered}) -%}
+    {%- else -%}
+      {%- do views.update({name | lower: numbered}) -%}
+    {%- endif -%}
   {%- endfor -%}
   {%- set stages = [] -%}
+  {%- set drops = [] -%}
   {%- for name, cached, body in ctes -%}
     {%- set view = views[name | lower] -%}
     {%- set body = kanon._spark_stages_rename(body, views, lexeme) -%}
@@ -77,16 +95,19 @@
     {%- if opening.match(body) -%}
       {%- set inner = kanon._spark_stages(body, prefix ~ ('%03d' | format(loop.index)) ~ name ~ '_', scratch, all_tables) -%}
       {%- do stages.extend(inner.stages) -%}
+      {%- do drops.extend(inner.drops) -%}
       {%- set body = inner.select -%}
     {%- endif -%}
-    {%- if cached or all_tables -%}
+    {%- if (name | lower) in tables -%}
       {%- do stages.append('drop table if exists ' ~ view) -%}
       {%- do stages.append('create table ' ~ view ~ ' using parquet as ' ~ body) -%}
+      {%- do drops.append('drop table if exists ' ~ view) -%}
     {%- else -%}
       {%- do stages.append('create or replace temporary view ' ~ view ~ ' as ' ~ body) -%}
+      {%- do drops.append('drop view if exists ' ~ view) -%}
     {%- endif -%}
   {%- endfor -%}
-  {{ return({'stages': stages, 'select': kanon._spark_stages_rename(sql[ns.at:], views, lexeme)}) }}
+  {{ return({'stages': stages, 'drops': drops, 'select': kanon._spark_stages_rename(sql[ns.at:], views, lexeme)}) }}
 {% endmacro %}
 
 {#- `text` with every CTE name that is a name there (see _spark_stages) replaced by what it

@@ -44,6 +44,7 @@
   {%- set who = kanon._who('kanon.release_counts') -%}
   {%- do kanon._check_boolean(warn_missing, 'warn_missing', who) -%}
   {%- set audit = config.get('materialized') == 'k_anonymous' -%}
+  {%- if not audit -%}{%- do kanon._warn_one_statement_release(who) -%}{%- endif -%}
   {%- set k, count_column = kanon._release_config_defaults(k, count_column, audit, who) -%}
   {%- set plan = kanon._release_plan(who, relation, privacy_unit, dimensions, hierarchies, k, ladder,
       measures, count_column, count_rows, null_policy, remainder, null_unit, dominance) -%}

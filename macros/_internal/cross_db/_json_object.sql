@@ -25,12 +25,23 @@
 {#- DuckDB's to_json writes the \u00XX escape of a control character with upper-case hex digits,
     Postgres (and Python's json) with lower case; the rare object holding one is rewritten. -#}
 {% macro duckdb___json_object(pairs) -%}
-  {%- set object = kanon.default___json_object(pairs) -%}
+  {{ kanon._json_lower_case_escapes(kanon.default___json_object(pairs)) }}
+{%- endmacro %}
+
+{#- Spark's to_json (Jackson) writes them in upper case too. -#}
+{% macro spark___json_object(pairs) -%}
+  {{ kanon._json_lower_case_escapes(kanon.default___json_object(pairs)) }}
+{%- endmacro %}
+
+{#- `object` (SQL, JSON text) with every \u00XX escape whose hex digits hold a letter in lower
+    case, as Postgres and Python write them (backspace, tab, newline, form feed and carriage
+    return have their short escapes everywhere). -#}
+{% macro _json_lower_case_escapes(object) -%}
   {%- set ns = namespace(fixed=object) -%}
   {%- for code in ['000B', '000E', '000F', '001A', '001B', '001C', '001D', '001E', '001F'] -%}
-    {%- set ns.fixed = "replace(" ~ ns.fixed ~ ", '\\u" ~ code ~ "', '\\u" ~ (code | lower) ~ "')" -%}
+    {%- set ns.fixed = "replace(" ~ ns.fixed ~ ", " ~ kanon._sql_text('\\u' ~ code) ~ ", " ~ kanon._sql_text('\\u' ~ (code | lower)) ~ ")" -%}
   {%- endfor -%}
-  case when strpos({{ object }}, '\u00') > 0 then {{ ns.fixed }} else {{ object }} end
+  case when instr({{ object }}, {{ kanon._sql_text('\\u00') }}) > 0 then {{ ns.fixed }} else {{ object }} end
 {%- endmacro %}
 
 {#- A text expression as a JSON string (null when NULL), escaped by the warehouse's to_json. -#}

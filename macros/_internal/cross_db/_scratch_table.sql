@@ -60,9 +60,9 @@
 
 {#- Spark: the audit schema may not exist yet when a search runs (it compiles before the trail's
     first write); a table left by a crashed search of the same name is replaced. In stages, each
-    CTE of the query is a statement writing a table (_spark_stages: as one statement the table
-    search's cube engine ran Spark's analyzer out of memory on nine cells), dropped once the
-    table is written. -#}
+    CTE of the query read more than once is a statement writing a table, one read once a
+    temporary view (_spark_stages: as one statement the table search's cube engine ran Spark's
+    analyzer out of memory on nine cells), dropped once the table is written. -#}
 {% macro spark___scratch_create(name, sql, in_stages) %}
   {%- set scratch = kanon._spark_stage_scratch() -%}
   {%- do run_query('create schema if not exists ' ~ kanon._quote(scratch.schema)) -%}
@@ -73,9 +73,8 @@
   {%- endfor -%}
   {%- do run_query('drop table if exists ' ~ name) -%}
   {%- do run_query('create table ' ~ name ~ ' using parquet as ' ~ split.select) -%}
-  {#- every stage is a table here, created after its own `drop table if exists`: those, last first -#}
-  {%- for stage in split.stages | reverse if stage.startswith('drop table if exists ') -%}
-    {%- do run_query(stage) -%}
+  {%- for drop in split.drops | reverse -%}
+    {%- do run_query(drop) -%}
   {%- endfor -%}
 {% endmacro %}
 
