@@ -1,0 +1,7 @@
+"""The file-in, file-out record release (issue 14; docs/decisions/0011-records-from-a-file.md):
+its building blocks so far.
+
+files: CSV, JSON and XML tables in and out, rows in a deterministic shuffled order, written
+atomically; shapes: the value-shape language of hint packs, matched in linear time;
+identifiers: identifier-shaped values (phone, My Number, e-mail, card) found in text, counted.
+"""
