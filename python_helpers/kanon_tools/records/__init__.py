@@ -6,5 +6,6 @@ atomically; loading: such a table into DuckDB, typed as the configuration says; 
 value-shape language of hint packs, matched in linear time; identifiers: identifier-shaped
 values (phone, My Number, e-mail, card) found in text, counted; hints: hint packs (the built-in
 Japanese one in builtin_hints/), suggesting roles and generalizers, turning on leak checks and
-observations.
+observations; proxies: a kept column that nearly determines a quasi-identifier, or the reverse,
+counted in DuckDB.
 """
