@@ -7,7 +7,8 @@ import importlib
 import sys
 
 # Each module exposes `register(subparsers)`, which adds its sub-command(s) and sets `func`.
-COMMAND_MODULES = ["generate", "demo", "audit", "bench", "bench_records", "bench_table", "receipt", "attack_report"]
+COMMAND_MODULES = ["generate", "demo", "audit", "bench", "bench_records", "bench_table", "receipt", "attack_report",
+                   "records.cli"]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -20,7 +21,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    return int(args.func(args) or 0)
+    # a command with verbs of its own (records) runs them through its dispatcher (its exit codes)
+    run = getattr(args, "command_func", None) or args.func
+    return int(run(args) or 0)
 
 
 if __name__ == "__main__":

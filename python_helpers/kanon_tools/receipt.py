@@ -148,16 +148,21 @@ def _classes(plan: Mapping[str, Any]) -> dict[str, int | None]:
     return {"total": total, "released": released, "suppressed": suppressed}
 
 
-def _hints(plan: Mapping[str, Any]) -> list[str]:
+def _rescues(plan: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """[{column, records}]: one more generalization step on the column would rescue so many
+    suppressed records; the most first."""
     rescues = []
     for item in _list(plan.get("rescue")):
         rescue = _mapping(item)
         column, records = _text(rescue.get("column")), _int(rescue.get("records"))
         if column is not None and records:
-            rescues.append((column, records))
-    return [f"one more generalization step on {column} would rescue {records} suppressed "
-            f"record{'' if records == 1 else 's'}"
-            for column, records in sorted(rescues, key=lambda r: (-r[1], r[0]))]
+            rescues.append({"column": column, "records": records})
+    return sorted(rescues, key=lambda r: (-r["records"], r["column"]))
+
+
+def _hints(plan: Mapping[str, Any]) -> list[str]:
+    return [f"one more generalization step on {r['column']} would rescue {r['records']} suppressed "
+            f"record{'' if r['records'] == 1 else 's'}" for r in _rescues(plan)]
 
 
 def _generalized(columns: list[dict[str, Any]]) -> str:
@@ -207,6 +212,7 @@ def records_receipt(release: Mapping[str, Any], plan: Mapping[str, Any]) -> dict
         "people": people,
         "classes": _classes(plan),
         "hints": _hints(plan),
+        "rescue": _rescues(plan),
         "refused": refused,
         "policy_fingerprint": release.get("policy_fingerprint"),
     })

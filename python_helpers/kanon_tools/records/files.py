@@ -511,7 +511,11 @@ def write_table(table: Table, path: Path, fmt: str | None = None, *, seed: bytes
     was and no temporary file behind: the tool must never leave a partial release on disk, where
     it could be mistaken for a whole one. The file is created with mode 0600 (owner only).
     """
-    data = render_table(table, format_of(path, fmt), seed=seed)
+    write_file(path, render_table(table, format_of(path, fmt), seed=seed))
+
+
+def write_file(path: Path, data: bytes) -> None:
+    """Write `data` to `path` atomically and owner-only (see write_table). OSError passes through."""
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "wb") as stream:

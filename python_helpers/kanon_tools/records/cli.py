@@ -1,0 +1,511 @@
+"""`python -m kanon_tools records` (also `kanon-records`): a file of people in, a k-anonymous,
+l-diverse file out, with no warehouse and no dbt knowledge (issue 14, ADR 11).
+
+    kanon-records inspect people.csv --config-out config.json     # propose a role per column
+    kanon-records plan people.csv -c config.json                  # what a release would face
+    kanon-records run people.csv -c config.json -o safe.csv --report-json receipt.json [--lang ja]
+    kanon-records keygen -o key.txt                               # a pseudonym key (mode 600)
+
+The release is kanon's own (`kanon.release_records` under the `k_anonymous` gate) on an embedded
+DuckDB, through dbt, in a working folder made for the command (`engine.py`); this module reads
+and writes files, applies the hint packs and prints what happened. Nothing it prints or writes
+besides the released file holds a value of the input: names, counts and shares only.
+
+Exit codes: 0 done; 1 a file could not be read or written (or is not the format it claims);
+2 the arguments (a format that cannot be told), the configuration, a hint pack, the key or the
+data's types do not fit (nothing ran, or kanon refused the configuration); 3 the release was
+refused (the target cannot be reached within the budget): nothing written, the receipt says why.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import secrets
+import sys
+import tempfile
+from collections import Counter
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from kanon_tools.receipt import parse_plan, records_receipt
+from kanon_tools.records import example, hints, proxies, report
+from kanon_tools.records.config import Config, ConfigError, read_config
+from kanon_tools.records.engine import EngineError, Workspace
+from kanon_tools.records.files import FileFormatError, Table, format_of, parse_table, render_table, write_file
+from kanon_tools.records.loading import LoadError
+
+OK, IO_ERROR, CONFIG_ERROR, REFUSED = 0, 1, 2, 3
+CONFIG_VERSION = 1
+
+
+class Stop(Exception):
+    """Ends the command with an exit code and a one-line message on stderr."""
+
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+# --- reading the inputs ------------------------------------------------------------------------
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _read_input(path: Path, fmt: str | None) -> tuple[Table, str, bytes]:
+    try:
+        chosen = format_of(path, fmt)
+    except FileFormatError as error:  # a usage error, like an unknown output format
+        raise Stop(CONFIG_ERROR, str(error)) from None
+    try:
+        data = path.read_bytes()
+        return parse_table(data, chosen, name=path.name), chosen, data
+    except OSError as error:
+        raise Stop(IO_ERROR, f"cannot read {path}: {error.strerror or error}") from None
+    except FileFormatError as error:
+        raise Stop(IO_ERROR, str(error)) from None
+
+
+def _read_config(path: Path, table: Table) -> tuple[Config, bytes]:
+    try:
+        data = path.read_bytes()
+        return read_config(path, table.columns), data
+    except OSError as error:
+        raise Stop(IO_ERROR, f"cannot read {path}: {error.strerror or error}") from None
+    except ConfigError as error:
+        raise Stop(CONFIG_ERROR, str(error)) from None
+
+
+def _check_coverage(table: Table, config: Config) -> None:
+    """Every value of a column with a hierarchy is one of its leaves. kanon would label a missing
+    value with the root at every level (and say so in a warning); a file release refuses instead,
+    since the user can fix the hierarchy or the file and rerun. Counted, never shown."""
+    for column in config.columns:
+        if column.hierarchy is None:
+            continue
+        leaves = {row[0] for row in column.hierarchy}
+        values = [v for v in _column_values(table, column.name) if v is not None]
+        missing = [v for v in values if v not in leaves]
+        if missing:
+            raise Stop(CONFIG_ERROR, f"column {column.name!r}: {len(missing)} of {len(values)} value(s) "
+                                     f"({len(set(missing))} distinct) are not leaves of its hierarchy")
+
+
+def _packs(args: argparse.Namespace) -> tuple[hints.Pack, ...]:
+    try:
+        return hints.select_packs(not args.no_builtin_hints, [Path(p) for p in args.hint_pack])
+    except OSError as error:
+        raise Stop(IO_ERROR, f"cannot read a hint pack: {error.strerror or error}") from None
+    except hints.HintPackError as error:
+        raise Stop(CONFIG_ERROR, str(error)) from None
+
+
+def _workspace(args: argparse.Namespace, key_hex: str | None = None) -> tuple[Workspace, Any]:
+    """The working folder: --work-dir (kept) or a temporary one (removed when the command ends)."""
+    if args.work_dir:
+        return Workspace.create(Path(args.work_dir), key_hex=key_hex), None
+    holder = tempfile.TemporaryDirectory(prefix="kanon-records-")
+    return Workspace.create(Path(holder.name), key_hex=key_hex), holder
+
+
+def _load(ws: Workspace, table: Table, config: Config | None) -> None:
+    try:
+        ws.load(table, config)
+    except LoadError as error:
+        raise Stop(CONFIG_ERROR, str(error)) from None
+
+
+def _engine(call: Callable[[], Any]) -> Any:
+    try:
+        return call()
+    except EngineError as error:
+        raise Stop(CONFIG_ERROR, f"kanon refused the configuration: {error}") from None
+
+
+def _write(path: Path, data: bytes) -> None:
+    try:
+        write_file(path, data)
+    except OSError as error:
+        raise Stop(IO_ERROR, f"cannot write {path}: {error.strerror or error}") from None
+
+
+def _json_bytes(value: Any) -> bytes:
+    return (json.dumps(value, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
+
+
+def _column_values(table: Table, name: str) -> list[str | None]:
+    position = table.columns.index(name)
+    return [row[position] for row in table.rows]
+
+
+# --- inspect -------------------------------------------------------------------------------------
+
+def proposal(table: Table, stats: dict[str, Any], packs: Sequence[hints.Pack]) -> dict[str, Any]:
+    """The configuration inspect proposes: per column the first hint pack suggestion's role and
+    generalizer, else kanon's suggestion, never `keep` (it would publish the column unprotected:
+    the user decides that), with the evidence."""
+    by_name = {c["name"]: c for c in stats.get("columns", [])}
+    hierarchies = {name: rows for pack in packs for name, rows in pack.hierarchies.items()}
+    columns: dict[str, Any] = {}
+    for name in table.columns:
+        values = _column_values(table, name)
+        found = hints.suggest_column(name, values, packs)
+        measured = by_name.get(name, {})
+        spec: dict[str, Any] = {}
+        if found:
+            first = found[0]
+            spec["role"] = first.role
+            spec.update(_generalizer(first.generalizer, hierarchies))
+        else:
+            spec["role"] = "drop" if measured.get("role") == "keep" else measured.get("role", "drop")
+        observations = hints.observe_column(name, values, packs, None, [s.role for s in found])
+        spec["evidence"] = {
+            "non_null": measured.get("non_null"), "distinct": measured.get("distinct"),
+            "uniqueness": measured.get("uniqueness"), "null_share": measured.get("null_share"),
+            "kanon_suggests": {"role": measured.get("role"), "reason": measured.get("reason")},
+            "hints": [{"rule": s.rule_id, "role": s.role, "name_matched": s.evidence.name_matched,
+                       "shape_share": s.evidence.shape_share, "values_share": s.evidence.values_share,
+                       "why": s.why.get("en")} for s in found],
+            "observations": [{"rule": o.rule_id, "check": o.check, "count": o.count, "of": o.of} for o in observations],
+        }
+        if not found and measured.get("role") == "keep":
+            spec["note"] = ("kanon would keep it; proposed drop: 'keep' publishes it unprotected, "
+                            "set it only if harmless")
+        columns[name] = spec
+    return {"version": CONFIG_VERSION, "k": 5, "l": None, "diversity": "distinct", "max_suppression": 0.05,
+            "suppression_unit": "records", "privacy_unit": None, "loss": "non_uniform_entropy",
+            "missing_value_policy": "star", "shuffle_seed": "kanon", "columns": columns}
+
+
+def _generalizer(suggested: dict[str, Any] | None, hierarchies: dict[str, Any]) -> dict[str, Any]:
+    """A hint's generalizer as configuration keys (a pack's hierarchy copied inline)."""
+    if not suggested:
+        return {}
+    kind = suggested["type"]
+    if kind == "prefix":
+        return {"prefix": list(suggested["lengths"])}
+    if kind == "bins":
+        return {"type": "integer", "bins": [list(e) for e in suggested["edges"]]}
+    if kind == "date":
+        return {"type": "date", "date": list(suggested["levels"])}
+    return {"hierarchy": {"rows": [list(r) for r in hierarchies[suggested["hierarchy"]]]}}
+
+
+def run_inspect(args: argparse.Namespace) -> int:
+    table, _, _ = _read_input(Path(args.file), args.in_format)
+    packs = _packs(args)
+    ws, holder = _workspace(args)
+    try:
+        _load(ws, table, None)
+        stats = _engine(ws.inspect)
+    finally:
+        if holder is not None:
+            holder.cleanup()
+    proposed = proposal(table, stats, packs)
+    _write(Path(args.config_out), _json_bytes(proposed))
+    ja = args.lang == "ja"
+    print(f"{args.file}: {len(table.rows)} " + ("件、" if ja else "rows, ") + f"{len(table.columns)} "
+          + ("列" if ja else "columns"))
+    for name, spec in proposed["columns"].items():
+        rule = spec["evidence"]["hints"][0]["rule"] if spec["evidence"]["hints"] else "kanon"
+        generalizer = next((k for k in ("prefix", "hierarchy", "bins", "date") if k in spec), "")
+        role = report.ROLE_NAMES[args.lang][spec["role"]]
+        print(f"  {name}: {role}" + (f" ({generalizer})" if generalizer else "") + f"  [{rule}]")
+    print(("設定案を書き出しました: " if ja else "proposed configuration written to ") + str(args.config_out)
+          + ("（編集してから plan と run へ）" if ja else " (edit it, then plan and run)"))
+    return OK
+
+
+# --- plan ------------------------------------------------------------------------------------------
+
+def findings(table: Table, config: Config, packs: Sequence[hints.Pack], ws: Workspace) -> dict[str, Any]:
+    """Leak checks, proxies and observations for plan: names and counts only."""
+    scanned = config.with_role("keep", "sensitive", "quasi_identifier")
+    detectors = hints.leak_rules(packs)
+    leaks = []
+    for column in scanned if detectors else []:
+        found = hints.scan_column(_column_values(table, column.name), packs)
+        values = [v for v in _column_values(table, column.name) if v is not None]
+        for detector, count in found.items():
+            if count:
+                leaks.append({"column": column.name, "detector": detector, "count": count, "checked": len(values),
+                              "skipped": len(table.rows) - len(values)})
+    con = ws.connect()
+    try:
+        published = [c.name for c in config.with_role("keep", "sensitive")]
+        qis = [c.name for c in config.with_role("quasi_identifier")]
+        found_proxies = proxies.find_proxies(con, '"main"."records_input"', published, qis)
+    finally:
+        con.close()
+    observations = []
+    for column in config.columns:
+        column_values = _column_values(table, column.name)
+        suggested = [s.role for s in hints.suggest_column(column.name, column_values, packs)]
+        for o in hints.observe_column(column.name, column_values, packs, column.role, suggested):
+            observations.append({"column": column.name, "rule": o.rule_id, "check": o.check, "count": o.count,
+                                 "of": o.of})
+    return {
+        "leak_checks": list(detectors),
+        "leaks": leaks,
+        "proxies": [{"source": p.source, "target": p.target, "support": p.support, "groups": p.groups,
+                     "violations": p.violations} for p in found_proxies],
+        "proxy_thresholds": {"max_violation_share": proxies.MAX_VIOLATION_SHARE, "min_support": proxies.MIN_SUPPORT,
+                             "min_group_size": proxies.MIN_GROUP_SIZE},
+        "observations": observations,
+    }
+
+
+def finding_lines(found: dict[str, Any], lang: str) -> list[str]:
+    ja = lang == "ja"
+    lines = []
+    for leak in found["leaks"]:
+        lines.append(f"{leak['column']}: " + (
+            f"{leak['detector']}の形の値が{leak['count']}件（{leak['checked']}件を検査）" if ja else
+            f"{leak['count']} value(s) hold a {leak['detector']} ({leak['checked']} checked, {leak['skipped']} empty)"))
+    for p in found["proxies"]:
+        lines.append(f"{p['source']}が{p['target']}をほぼ決めます（{p['support']}件中の例外{p['violations']}件）"
+                     if ja else f"{p['source']} nearly determines {p['target']} ({p['violations']} of "
+                                f"{p['support']} rows off, {p['groups']} values): publishing one gives the other away")
+    for o in found["observations"]:
+        share = f"{o['count']}/{o['of']}件" if ja else f"{o['count']} of {o['of']}"
+        lines.append(f"{o['column']}: {o['check']} {share}")
+    if not found["leak_checks"]:
+        lines.append("漏えい検査なし（ヒントパックなし）" if ja else "no leak checks: no hint pack turns them on")
+    return lines
+
+
+def run_plan(args: argparse.Namespace) -> int:
+    table, _, _ = _read_input(Path(args.file), args.in_format)
+    config, _ = _read_config(Path(args.config), table)
+    _check_coverage(table, config)
+    packs = _packs(args)
+    ws, holder = _workspace(args)
+    try:
+        _load(ws, table, config)
+        summary = dict(_engine(lambda: ws.plan(config)))
+        found = findings(table, config, packs, ws)
+    finally:
+        if holder is not None:
+            holder.cleanup()
+    out = {"plan": summary, "findings": found}
+    if args.format == "json":
+        sys.stdout.write(_json_bytes(out).decode("utf-8"))
+        return OK
+    ja = args.lang == "ja"
+    risk, budget = summary["risk_profile"], summary["budget"]
+    print(("計画: " if ja else "plan: ") + f"{args.file}, k={summary['k']}"
+          + (f", l={summary['l']}" if summary.get("l") else ""))
+    print("  " + report.pad("格子" if ja else "lattice", 10) + f"{summary['lattice_size']} "
+          + ("ノード" if ja else "nodes over ")
+          + ", ".join(summary["quasi_identifiers"]))
+    print("  " + report.pad("抑制上限" if ja else "budget", 10)
+          + f"{budget['limit']} {report.UNIT_NAMES[args.lang][budget['unit']]} ({budget['share']:.1%})")
+    print("  " + report.pad("リスク" if ja else "risk", 10) + (
+        f"1人だけのクラスに{risk['records_in_classes_of_1']}件、k人未満に{risk['records_in_classes_of_2_to_k_minus_1']}件、"
+        f"k人以上に{risk['records_in_classes_of_k_or_more']}件" if ja else
+        f"{risk['records_in_classes_of_1']} records alone in their class, "
+        f"{risk['records_in_classes_of_2_to_k_minus_1']} "
+        f"in classes of 2 to k-1, {risk['records_in_classes_of_k_or_more']} in classes of k or more (level 0)"))
+    for line in summary.get("warnings", []) + finding_lines(found, args.lang):
+        print("  " + report.pad("警告" if ja else "warning", 10) + line)
+    return OK
+
+
+# --- run -------------------------------------------------------------------------------------------
+
+def recount(table: Table, config: Config) -> dict[str, Any]:
+    """The finished file counted again, from its own bytes read back: records per class of its
+    quasi-identifiers (people, when the privacy unit is published), distinct sensitive values."""
+    qis = [table.columns.index(c.name) for c in config.with_role("quasi_identifier") if c.name in table.columns]
+    sensitive = [table.columns.index(c.name) for c in config.with_role("sensitive") if c.name in table.columns]
+    unit = table.columns.index(config.privacy_unit) if config.privacy_unit in table.columns else None
+    classes: dict[tuple[Any, ...], list[tuple[Any, ...]]] = {}
+    for row in table.rows:
+        classes.setdefault(tuple(row[i] for i in qis), []).append(row)
+    sizes = {key: len({r[unit] for r in rows}) if unit is not None else len(rows) for key, rows in classes.items()}
+    below = sum(len(classes[key]) for key, size in sizes.items() if size < config.k)
+    diverse = [min(len({r[i] for r in rows if r[i] is not None}) for i in sensitive)
+               for rows in classes.values()] if sensitive else []
+    least = min(diverse) if diverse else None
+    ok = below == 0
+    if config.l is not None and sensitive:
+        if config.diversity == "distinct":
+            ok = ok and least is not None and least >= config.l
+        else:  # entropy of each class's non-null values at least ln l
+            ok = ok and all(_entropy([r[i] for r in rows if r[i] is not None]) >= math.log(config.l) - 1e-9
+                            for rows in classes.values() for i in sensitive)
+    return {"rows": len(table.rows), "classes": len(classes), "smallest_class": min(sizes.values(), default=None),
+            "records_below_k": below, "least_diverse": least, "counted": "people" if unit is not None else "records",
+            "ok": ok}
+
+
+def _entropy(values: Sequence[Any]) -> float:
+    counts = Counter(values)
+    total = sum(counts.values())
+    return -sum(n / total * math.log(n / total) for n in counts.values()) if total else 0.0
+
+
+def run_release(args: argparse.Namespace) -> int:
+    source = Path(args.file)
+    table, in_format, in_bytes = _read_input(source, args.in_format)
+    config, config_bytes = _read_config(Path(args.config), table)
+    _check_coverage(table, config)
+    output = Path(args.output) if args.output else None
+    if output is None and not args.dry_run:
+        raise Stop(CONFIG_ERROR, "give -o FILE (or --dry-run to measure only)")
+    try:
+        out_format = format_of(output, args.out_format) if output is not None else (args.out_format or in_format)
+    except FileFormatError as error:
+        raise Stop(CONFIG_ERROR, str(error)) from None
+    key_hex = _read_key(Path(args.key)) if args.key else None
+    ws, holder = _workspace(args, key_hex)
+    try:
+        _load(ws, table, config)
+        if config.pseudonymized and key_hex is None and not ws.runner.env.get("KANON_PSEUDONYM_KEY"):
+            raise Stop(CONFIG_ERROR, "a column is pseudonymized: give --key FILE (written by keygen)")
+        outcome = _engine(lambda: ws.release(config))
+        released = ws.released_table() if outcome.released else None
+    finally:
+        if holder is not None:
+            holder.cleanup()
+    plan_json, _ = parse_plan(outcome.release.get("release_plan"))
+    receipt: dict[str, Any] = {
+        "tool": "kanon records run", "language": args.lang, "status": outcome.release.get("status"),
+        "input": {"file": source.name, "format": in_format, "rows": len(table.rows), "columns": len(table.columns),
+                  "sha256": _sha256(in_bytes)},
+        "configuration": {"file": Path(args.config).name, "sha256": _sha256(config_bytes)},
+        "output": {"file": output.name if output else None, "format": out_format, "written": False},
+        "release": records_receipt(outcome.release, plan_json or {}),
+        "risk_before": outcome.plan.get("risk_profile"),
+        "warnings": list(outcome.plan.get("warnings", [])),
+    }
+    for key in ("report", "report_unique_id", "invocation_id", "what_was_done", "hints"):
+        receipt["release"].pop(key, None)  # the working folder's names, and English text the receipt says its own way
+    code = REFUSED
+    if released is not None:
+        data = render_table(released, out_format, seed=config.shuffle_seed.encode("utf-8"))
+        counted = recount(parse_table(data, out_format, name=output.name if output else "output"), config)
+        receipt["file_recount"] = counted
+        if counted["ok"]:
+            code = OK
+            receipt["output"].update(rows=counted["rows"], sha256=_sha256(data), written=not args.dry_run)
+            if output is not None and not args.dry_run:
+                _write(output, data)
+        else:
+            receipt["status"] = "REFUSED"
+    receipt["summary"] = report.done_sentence(receipt, args.lang)
+    receipt["exit_code"] = code
+    if args.report_json:
+        _write(Path(args.report_json), _json_bytes(receipt))
+    text = report.render(receipt, args.lang)
+    if args.report_text:
+        _write(Path(args.report_text), text.encode("utf-8"))
+    sys.stdout.write(text)
+    return code
+
+
+# --- keys ----------------------------------------------------------------------------------------------
+
+KEY_BYTES = 32
+
+
+def _read_key(path: Path) -> str:
+    from kanon_tools.pseudonym_env import key_status
+
+    try:
+        text = path.read_text(encoding="utf-8").strip()
+    except OSError as error:
+        raise Stop(IO_ERROR, f"cannot read the key {path}: {error.strerror or error}") from None
+    except UnicodeDecodeError:
+        raise Stop(CONFIG_ERROR, f"the key {path} is not hex text") from None
+    status = key_status(text)
+    if status != "ok":
+        raise Stop(CONFIG_ERROR, f"the key {path} is unusable: {status} (keygen writes one)")
+    return text
+
+
+def run_keygen(args: argparse.Namespace) -> int:
+    path = Path(args.output)
+    if path.exists() and not args.force:
+        raise Stop(IO_ERROR, f"{path} exists: a key is not replaced unless --force (pseudonyms made with it "
+                             "could no longer be matched)")
+    _write(path, (secrets.token_hex(KEY_BYTES) + "\n").encode("ascii"))
+    print(f"a {KEY_BYTES * 8}-bit key written to {path} (mode 600): keep it apart from the released files")
+    return OK
+
+
+# --- the command ------------------------------------------------------------------------------------------
+
+def _common(parser: argparse.ArgumentParser, *, packs: bool) -> None:
+    parser.add_argument("file", help="the input file: CSV, JSON or XML (UTF-8)")
+    parser.add_argument("--in-format", choices=("csv", "json", "xml"),
+                        help="the input's format (default: its extension)")
+    parser.add_argument("--lang", choices=report.LANGUAGES, default="en", help="en (default) or ja")
+    parser.add_argument("--work-dir", help="keep the working folder (dbt project, DuckDB file) here, for debugging")
+    if packs:
+        parser.add_argument("--hint-pack", action="append", default=[], metavar="FILE",
+                            help="add a hint pack (after the built-in one, in the order given)")
+        parser.add_argument("--no-builtin-hints", action="store_true", help="leave out the built-in Japanese hint pack")
+
+
+def add_parsers(subparsers: Any) -> None:
+    inspect = subparsers.add_parser("inspect", help="propose a role per column, with the evidence, as a JSON config")
+    _common(inspect, packs=True)
+    inspect.add_argument("--config-out", required=True, help="where to write the proposed configuration")
+    inspect.set_defaults(func=run_inspect)
+    plan = subparsers.add_parser("plan", help="lattice, budget, risk, warnings, leaks and proxies; writes nothing")
+    _common(plan, packs=True)
+    plan.add_argument("-c", "--config", required=True, help="the configuration (JSON)")
+    plan.add_argument("--format", choices=("text", "json"), default="text")
+    plan.set_defaults(func=run_plan)
+    run = subparsers.add_parser("run", help="release: generalize, suppress, recount, write the file and the receipt")
+    _common(run, packs=False)
+    run.add_argument("-c", "--config", required=True, help="the configuration (JSON)")
+    run.add_argument("-o", "--output", help="the released file (its extension or --out-format gives the format)")
+    run.add_argument("--out-format", choices=("csv", "json", "xml"))
+    run.add_argument("--report-json", help="write the receipt as JSON here")
+    run.add_argument("--report-text", help="write the receipt as text here (it is also printed)")
+    run.add_argument("--key", help="the pseudonym key file (keygen), for identifiers with pseudonym: true")
+    run.add_argument("--dry-run", action="store_true", help="release into the working folder only: write no file")
+    run.set_defaults(func=run_release)
+    keygen = subparsers.add_parser("keygen", help="write a random pseudonym key (mode 600)")
+    keygen.add_argument("-o", "--output", required=True, help="the key file to create")
+    keygen.add_argument("--force", action="store_true", help="replace an existing key file")
+    keygen.set_defaults(func=run_keygen)
+    example.add_parser(subparsers)
+
+
+def build_parser(prog: str = "kanon-records") -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_parsers(parser.add_subparsers(dest="verb", required=True))
+    return parser
+
+
+def dispatch(args: argparse.Namespace) -> int:
+    try:
+        return int(args.func(args))
+    except Stop as stop:
+        print(f"kanon records: {stop}", file=sys.stderr)
+        return stop.code
+
+
+def register(subparsers: Any) -> None:
+    """`python -m kanon_tools records <verb>`."""
+    parser = subparsers.add_parser("records", help="a file of people in, a k-anonymous file out (inspect, plan, run)",
+                                   description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_parsers(parser.add_subparsers(dest="verb", required=True))
+    parser.set_defaults(command_func=dispatch)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return dispatch(build_parser().parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+
