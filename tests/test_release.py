@@ -127,6 +127,14 @@ BAD_INPUTS = {
     "bad_gate_missing_count_column": "has no column 'patrons' to check against k",
     "bad_gate_null_count": "1 row(s) have people below k=2 or NULL",
     "bad_k_contradicts_config": "k=2 differs from the model's config k=3",
+    "bad_delay_not_mapping": "delay must be a mapping such as {'column': 'loaned_at', 'days': 2}, got",
+    "bad_delay_unknown_key": "delay takes column, days and as_of, not 'hours'",
+    "bad_delay_negative_days": "delay's days must be a whole number >= 0, got -1",
+    "bad_delay_as_of": "delay's as_of must be a date or timestamp as text",
+    "bad_delay_missing_column": "delay's column 'loaned_at' is not a column of",
+    "bad_delay_privacy_unit": "delay's column 'Patron Id' is the privacy unit",
+    "bad_small_change_policy": "on_small_change must be one of 'report', 'hold', got 'freeze'",
+    "bad_hold_without_gate": "on_small_change='hold' compares a release with the previous one on the audit trail",
 }
 
 

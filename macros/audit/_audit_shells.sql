@@ -21,11 +21,14 @@
         GENERALIZE at a later step, REMAINDER), and every group left thin and suppressed
         (SUPPRESS). Not one row per finest cell: kanon.audit_cell_fates derives any cell's fate
         from these, the release's plan and the hierarchy snapshots. Keyed by the release (see
-        _audit_release_key_literals); what the release was is on its row in kanon_audit_releases. -#}
+        _audit_release_key_literals); what the release was is on its row in kanon_audit_releases.
+        people_shown: the count the release published for the row, which differs from people
+        only when on_small_change='hold' held it at the previous release's value (ADR 12);
+        NULL for a suppressed group and in trails from before it. -#}
     {%- set columns = [
         ('invocation_id', string), ('report_unique_id', string),
         ('decision', string), ('ladder_step', dbt.type_int()),
-        ('labels', string), ('levels', string), ('people', bigint)] -%}
+        ('labels', string), ('levels', string), ('people', bigint), ('people_shown', bigint)] -%}
   {%- elif which == 'hierarchies' -%}
     {#- The hierarchies releases were made with, one row per leaf and level above 0, once per
         content hash (the hash named in the release's plan): so that a past release can be
@@ -42,6 +45,13 @@
         ('rows_released', bigint), ('people_suppressed', bigint), ('suppression_rate', dbt.type_numeric()),
         ('people_in', bigint), ('events_null_unit', bigint), ('failed_check', string),
         ('release_kind', string), ('release_plan', string)]) -%}
+    {#- A release_counts release compared with the report's previous release (ADR 12): rows
+        matched by labels and levels, those changed by 1 to k-1 people, those held at the
+        previous count, and rows new or gone; NULL for other kinds and when there was no
+        previous release (appeared and disappeared). -#}
+    {%- do columns.extend([
+        ('rows_compared', bigint), ('rows_changed_small', bigint), ('rows_held', bigint),
+        ('rows_appeared', bigint), ('rows_disappeared', bigint)]) -%}
   {%- else -%}
     {{ exceptions.raise_compiler_error("kanon: no audit table '" ~ which ~ "'") }}
   {%- endif -%}

@@ -73,7 +73,8 @@
   {%- endfor %}
   select
     {{ kanon._audit_release_key_literals(release) }},
-    'PASS', 0, {{ kanon._json_object(labels) }}, cast(null as {{ dbt.type_string() }}), {{ kanon._quote(count_name) }}
+    'PASS', 0, {{ kanon._json_object(labels) }}, cast(null as {{ dbt.type_string() }}), {{ kanon._quote(count_name) }},
+    {{ kanon._quote(count_name) }}
   from {{ staging }}
   where {{ kanon._audit_not_yet_recorded(audit_releases, release) }}
   {%- endif %}
@@ -125,6 +126,9 @@
     cast(null as {{ dbt.type_string() }}),
     '{{ release.release_kind }}',
     {{ kanon._sql_text(facts.release_plan) }}
+    {%- for fact in ['rows_compared', 'rows_changed_small', 'rows_held', 'rows_appeared', 'rows_disappeared'] %},
+    cast({{ facts[fact] if facts[fact] is not none else 'null' }} as {{ bigint }})
+    {%- endfor %}
   where {{ kanon._audit_not_yet_recorded(audit_releases, release) }}
 {% endmacro %}
 

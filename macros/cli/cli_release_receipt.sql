@@ -7,7 +7,8 @@
   the graph, so a report no longer in the project still has its receipts. Emits one KANON_JSON
   line, {report, report_unique_id, invocation_id, released_at, status, reason, failed_check, k,
   release_kind, policy_fingerprint, rows_released, cells_in, cells_suppressed, people_in,
-  people_suppressed, release_plan}: the release's summary row, counts and its plan as text (the
+  people_suppressed, release_plan, rows_compared, rows_changed_small, rows_held, rows_appeared,
+  rows_disappeared}: the release's summary row, counts and its plan as text (the
   plan names columns, hierarchies and counts, never a value of the data). A column a trail from
   an older kanon lacks is none. Refuses, in one line, when there is no trail, no such release,
   or a name shared by two reports. Only reads (see _cli_read_only).
@@ -25,8 +26,10 @@
   {%- set releases = kanon._cli_audit_releases(who) -%}
   {%- set fields = ['report', 'report_unique_id', 'invocation_id', 'released_at', 'status', 'reason', 'failed_check', 'k',
                     'release_kind', 'policy_fingerprint', 'rows_released', 'cells_in', 'cells_suppressed', 'people_in',
-                    'people_suppressed', 'release_plan'] -%}
-  {%- set counts = ['k', 'rows_released', 'cells_in', 'cells_suppressed', 'people_in', 'people_suppressed'] -%}
+                    'people_suppressed', 'release_plan', 'rows_compared', 'rows_changed_small', 'rows_held',
+                    'rows_appeared', 'rows_disappeared'] -%}
+  {%- set counts = ['k', 'rows_released', 'cells_in', 'cells_suppressed', 'people_in', 'people_suppressed', 'rows_compared',
+                    'rows_changed_small', 'rows_held', 'rows_appeared', 'rows_disappeared'] -%}
   {%- set present = adapter.get_columns_in_relation(releases) | map(attribute='name') | map('lower') | list -%}
   {%- set name = report | trim | replace("'", "''") -%}
   {%- set matching -%}

@@ -84,6 +84,11 @@
       'release_plan': stated.get('release_plan', {}).get('text'),
       'records_in': value(stated, 'records_in', none),
       'records_suppressed': value(stated, 'records_suppressed', 0),
+      'rows_compared': value(stated, 'rows_compared', none),
+      'rows_changed_small': value(stated, 'rows_changed_small', none),
+      'rows_held': value(stated, 'rows_held', none),
+      'rows_appeared': value(stated, 'rows_appeared', none),
+      'rows_disappeared': value(stated, 'rows_disappeared', none),
   } -%}
   {%- do result.update({'cells_in': result.cells_passed + result.cells_generalized + result.cells_suppressed}) -%}
   {{ return(result) }}
@@ -149,6 +154,12 @@
   {%- endif -%}
   {%- if long_form -%}
     {%- do kanon._warn_missing_labels(staging) -%}
+  {%- endif -%}
+  {%- if facts.rows_changed_small -%}
+    {%- do exceptions.warn("kanon: " ~ model.unique_id ~ ": " ~ facts.rows_changed_small ~ " of " ~ facts.rows_compared
+        ~ " row(s) published before changed by 1 to " ~ (config.get('k') - 1) ~ " people since the previous release: a reader comparing the two"
+        ~ " releases counts those people (a differencing risk). " ~ (facts.rows_held ~ " row(s) are held at their previous value."
+        if facts.rows_held else "Release with on_small_change='hold' to hold such rows until the change reaches k.")) -%}
   {%- endif -%}
 {% endmacro %}
 

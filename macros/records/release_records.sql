@@ -101,20 +101,15 @@ select
       'shuffle': kanon._records_shuffle_key(plan, published)}) }}
 from _k_fated
 where _k_fate = 'kept'
-union all
-{{ kanon._long_form_fact(nulls, 'cells_passed', "coalesce(sum(case when _k_fate = 'kept' then 1 else 0 end), 0)", source='_k_judged') }}
-union all
-{{ kanon._long_form_fact(nulls, 'cells_suppressed', "coalesce(sum(case when _k_fate in ('too_small', 'not_diverse') then 1 else 0 end), 0)", source='_k_judged') }}
-union all
-{{ kanon._long_form_fact(nulls, 'records_in', 'count(*)', source='_k_fated') }}
-union all
-{{ kanon._long_form_fact(nulls, 'records_suppressed', "coalesce(sum(case when _k_fate = 'kept' then 0 else 1 end), 0)", source='_k_fated') }}
-union all
-{{ kanon._long_form_fact(nulls, 'people_in', 'count(distinct _k_person)' if plan.privacy_unit is not none else 'count(*)', source='_k_fated') }}
-union all
-{{ kanon._long_form_fact(nulls, 'people_suppressed',
-    "count(distinct case when _k_fate <> 'kept' then _k_person end)" if plan.privacy_unit is not none
-    else "coalesce(sum(case when _k_fate = 'kept' then 0 else 1 end), 0)", source='_k_fated') }}
+{{ kanon._long_form_facts_from(nulls, '_k_judged', [
+    ('cells_passed', "coalesce(sum(case when _k_fate = 'kept' then 1 else 0 end), 0)"),
+    ('cells_suppressed', "coalesce(sum(case when _k_fate in ('too_small', 'not_diverse') then 1 else 0 end), 0)")]) }}
+{{ kanon._long_form_facts_from(nulls, '_k_fated', [
+    ('records_in', 'count(*)'),
+    ('records_suppressed', "coalesce(sum(case when _k_fate = 'kept' then 0 else 1 end), 0)"),
+    ('people_in', 'count(distinct _k_person)' if plan.privacy_unit is not none else 'count(*)'),
+    ('people_suppressed', "count(distinct case when _k_fate <> 'kept' then _k_person end)" if plan.privacy_unit is not none
+        else "coalesce(sum(case when _k_fate = 'kept' then 0 else 1 end), 0)")]) }}
 union all
 {{ kanon._long_form_fact(nulls, 'privacy_unit', text="'" ~ ((plan.privacy_unit or '') | replace("'", "''")) ~ "'") }}
 union all

@@ -35,11 +35,15 @@
       release_plan       text: the dimensions, hierarchies and ladder as JSON, recorded with the
                          release so that kanon.audit_cell_fates can replay it (a record release:
                          its policy, chosen node, loss and suppression, see _records_policy)
-      records_in, records_suppressed  a record release's records going in and suppressed -#}
+      records_in, records_suppressed  a record release's records going in and suppressed
+      rows_compared, rows_changed_small, rows_held, rows_appeared, rows_disappeared
+                         a count release against the report's previous one
+                         (_release_difference_facts) -#}
 {% macro _long_form_facts() %}
   {{ return(['cells_passed', 'cells_generalized', 'cells_suppressed', 'people_suppressed', 'people_in',
              'events_null_unit', 'privacy_unit', 'missing_values', 'policy_fingerprint', 'release_plan',
-             'records_in', 'records_suppressed']) }}
+             'records_in', 'records_suppressed', 'rows_compared', 'rows_changed_small', 'rows_held',
+             'rows_appeared', 'rows_disappeared']) }}
 {% endmacro %}
 
 {#- The column marking a row's kind. -#}
@@ -86,6 +90,14 @@ select
 {%- if source is not none %}
 from {{ source }}
 {%- endif %}
+{%- endmacro %}
+
+{#- Facts read from one source, each `union all` and its fact row: facts is [(name, value SQL)]. -#}
+{% macro _long_form_facts_from(null_columns, source, facts) %}
+  {%- for name, value in facts %}
+union all
+{{ kanon._long_form_fact(null_columns, name, value, source=source) }}
+  {%- endfor %}
 {%- endmacro %}
 
 {#- `_kanon_row = '<kind>'`: the condition selecting one kind of row. -#}

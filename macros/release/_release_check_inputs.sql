@@ -14,7 +14,8 @@
 
   {#- Events of nobody: left out of the release (null_unit='ignore', with a warning) or refusing it. -#}
   {%- if scan_null_unit and not plan.count_rows -%}
-    {%- set nulls = run_query('select count(*) from ' ~ plan.relation ~ ' where ' ~ q(plan.privacy_unit) ~ ' is null').rows[0][0] | int -%}
+    {%- set nulls = run_query('select count(*) from ' ~ plan.relation ~ ' as _k_source where _k_source.' ~ q(plan.privacy_unit) ~ ' is null and '
+        ~ kanon._release_delay_condition(plan, '_k_source')).rows[0][0] | int -%}
     {%- if nulls > 0 -%}
       {%- do kanon._null_unit_found(plan.who, plan.null_unit, nulls, plan.privacy_unit) -%}
     {%- endif -%}

@@ -7,7 +7,7 @@
   (missing or ambiguous columns, ladder levels deeper than a hierarchy) run at execute time.
   Every error names the macro the user called (`who`), the model and the argument.
 -#}
-{% macro _release_plan(who, relation, privacy_unit, dimensions, hierarchies, k, ladder, measures, count_column, count_rows, null_policy, remainder=false, null_unit='ignore', dominance=none) %}
+{% macro _release_plan(who, relation, privacy_unit, dimensions, hierarchies, k, ladder, measures, count_column, count_rows, null_policy, remainder=false, null_unit='ignore', dominance=none, delay=none) %}
   {%- do kanon._check_relation(relation, 'relation', who) -%}
   {%- do kanon._check_k(k, who) -%}
   {%- do kanon._check_boolean(count_rows, 'count_rows', who) -%}
@@ -114,6 +114,10 @@
   {%- endfor -%}
 
   {%- set steps = kanon._release_ladder(dims, ladder, who) -%}
+  {%- set delay = kanon._release_delay(delay, source.columns, relation, who) -%}
+  {%- if delay is not none and resolved_unit is not none and delay.column == resolved_unit -%}
+    {{ exceptions.raise_compiler_error(who ~ ": delay's column '" ~ delay.column ~ "' is the privacy unit; give the column holding each event's time") }}
+  {%- endif -%}
 
   {{ return({
       'who': who,
@@ -130,6 +134,7 @@
       'null_unit': null_unit,
       'remainder': remainder,
       'dominance': kanon._release_dominance(dominance, count_rows, privacy_unit, who),
+      'delay': delay,
   }) }}
 {% endmacro %}
 

@@ -3,7 +3,8 @@
     fingerprint  md5 of k, the events relation, the privacy unit and how people are counted, the
                  dimensions (as given and as resolved), the ladder, the NULL policies, the count
                  column, the measures (names and SQL, in order), the remainder row, the dominance
-                 rule, max_suppression, and the content of every hierarchy. Two releases with the
+                 rule, max_suppression, the delay and the small-change policy when set, and the
+                 content of every hierarchy. Two releases with the
                  same fingerprint made the same decisions for the same events; a changed
                  fingerprint explains a changed suppression rate;
     plan         JSON recorded with the release (kanon_audit_releases.release_plan): what
@@ -31,6 +32,13 @@
       'dominance=' ~ tojson(plan.dominance, sort_keys=true),
       'max_suppression=' ~ max_suppression,
   ] -%}
+  {#- added only when set, so that the fingerprints of releases made before them do not change -#}
+  {%- if plan.delay is not none -%}
+    {%- do parts.append('delay=' ~ tojson({'column': plan.delay.column, 'days': plan.delay.days, 'as_of': plan.delay.as_of}, sort_keys=true)) -%}
+  {%- endif -%}
+  {%- if plan.get('on_small_change', 'report') != 'report' -%}
+    {%- do parts.append('on_small_change=' ~ plan.on_small_change) -%}
+  {%- endif -%}
   {%- set dimensions = [] -%}
   {%- for d in plan.dims -%}
     {%- set hash = kanon._hierarchy_content_hash(d.hierarchy, d.level_columns) if d.hierarchy is not none else none -%}

@@ -27,14 +27,16 @@
     remainder=false,
     warn_missing=true,
     null_unit='ignore',
-    dominance=none
+    dominance=none,
+    delay=none,
+    on_small_change='report'
 ) -%}
   {{ return(adapter.dispatch('release_counts', 'kanon')(
       relation, privacy_unit, dimensions, hierarchies, k, ladder, measures,
-      count_column, count_rows, null_policy, remainder, warn_missing, null_unit, dominance)) }}
+      count_column, count_rows, null_policy, remainder, warn_missing, null_unit, dominance, delay, on_small_change)) }}
 {%- endmacro %}
 
-{% macro default__release_counts(relation, privacy_unit, dimensions, hierarchies, k, ladder, measures, count_column, count_rows, null_policy, remainder, warn_missing, null_unit, dominance) -%}
+{% macro default__release_counts(relation, privacy_unit, dimensions, hierarchies, k, ladder, measures, count_column, count_rows, null_policy, remainder, warn_missing, null_unit, dominance, delay, on_small_change) -%}
   {#- At parse time dbt only records refs and configs (config.get is a stub then); every
       argument is checked when the model compiles, before anything runs. The audit trail is a
       dependency so that `dbt build` creates it before the first release. -#}
@@ -43,11 +45,17 @@
   {%- endif -%}
   {%- set who = kanon._who('kanon.release_counts') -%}
   {%- do kanon._check_boolean(warn_missing, 'warn_missing', who) -%}
+  {%- do kanon._check_enum(on_small_change, 'on_small_change', ['report', 'hold'], who) -%}
   {%- set audit = config.get('materialized') == 'k_anonymous' -%}
+  {%- if on_small_change == 'hold' and not audit -%}
+    {{ exceptions.raise_compiler_error(who ~ ": on_small_change='hold' compares a release with the previous one on the audit trail,"
+        ~ " which only the k_anonymous materialization keeps; configure the model materialized='k_anonymous'") }}
+  {%- endif -%}
   {%- if not audit -%}{%- do kanon._warn_one_statement_release(who) -%}{%- endif -%}
   {%- set k, count_column = kanon._release_config_defaults(k, count_column, audit, who) -%}
   {%- set plan = kanon._release_plan(who, relation, privacy_unit, dimensions, hierarchies, k, ladder,
-      measures, count_column, count_rows, null_policy, remainder, null_unit, dominance) -%}
+      measures, count_column, count_rows, null_policy, remainder, null_unit, dominance, delay) -%}
+  {%- do plan.update({'on_small_change': on_small_change}) -%}
   {#- Under k_anonymous the values missing from a hierarchy and the events without a person are
       counted by the release itself (rows 'missing' and 'null_unit' of the long form), in its
       transaction, not by a second scan of the events here. -#}
@@ -58,13 +66,27 @@
   {%- set nulls = kanon._release_null_columns(plan) -%}
 with
 {{ kanon._release_ctes(plan, with_rest=(remainder or audit), with_thin=audit) }}
+{%- if audit %},
+{{ kanon._release_difference_ctes(plan, names, on_small_change == 'hold', kanon._release_live_relation()) }}
+{#- Under k_anonymous: every row to publish, as the comparison with the previous release leaves
+    it (a held row shows what it showed before), with the group it is for the trail. #}
+select
+  {%- for d in plan.dims %}
+  _k_out{{ loop.index0 }}_label as {{ q(d.column) }},
+  _k_out{{ loop.index0 }}_level as {{ q(d.column ~ '_level') }},
+  {%- endfor %}
+  case when _k_held = 1 then _k_shown else _k_count end as {{ q(plan.count_column) }},
+  {%- for name in plan.measures %}
+  case when _k_held = 1 then _k_live_measure{{ loop.index0 }} else _k_measure{{ loop.index0 }} end as {{ q(name) }},
+  {%- endfor %}
+  {{ kanon._long_form_row('release', {
+      'decision': "case when _k_remainder = 1 then 'REMAINDER' when _k_step = 0 then 'PASS' else 'GENERALIZE' end",
+      'ladder_step': '_k_step', 'labels': '_k_labels', 'levels': '_k_levels', 'people': '_k_count',
+      'people_shown': 'case when _k_held = 1 then _k_shown else _k_count end'}) }}
+from _k_compared
+{%- else %}
 select
   {{ kanon._release_published_columns(plan, '_k_out', '_k_count') }}
-  {%- if audit %},
-  {{ kanon._long_form_row('release', kanon._release_group_fields(plan, '_k_out', none, {
-      'decision': "case when _k_step = 0 then 'PASS' else 'GENERALIZE' end",
-      'ladder_step': '_k_step'})) }}
-  {%- endif %}
 from _k_released
 {%- if remainder %}
 union all
@@ -72,13 +94,11 @@ union all
    least k people, and not dominated): one group of the engine, keyed by a constant. #}
 select
   {{ kanon._release_published_columns(plan, none, '_k_count') }}
-  {%- if audit %},
-  {{ kanon._long_form_row('release', {'decision': "'REMAINDER'", 'people': '_k_count'}) }}
-  {%- endif %}
 from (
   {{ kanon._release_count_groups(plan, '(select 1 as _k_everything, _k_suppressed.* from ' ~ rest ~ ' as _k_suppressed) as _k_rest', ['_k_everything']) }}
 ) as _k_remainder
 where not {{ kanon._release_is_thin(plan) }}
+{%- endif %}
 {%- endif %}
 {%- if audit %}
 {%- set policy = kanon._release_policy(plan, config.get('max_suppression')) %}
@@ -117,7 +137,8 @@ union all
 union all
 {# ... the events without a person (left out; null_unit says whether that refuses the release) ... #}
 {{ kanon._long_form_fact(nulls, 'events_null_unit',
-    '0' if plan.count_rows else '(select count(*) from ' ~ plan.relation ~ ' where ' ~ q(plan.privacy_unit) ~ ' is null)',
+    '0' if plan.count_rows else '(select count(*) from ' ~ plan.relation ~ ' as _k_source where _k_source.' ~ q(plan.privacy_unit)
+        ~ ' is null and ' ~ kanon._release_delay_condition(plan, '_k_source') ~ ')',
     "'" ~ plan.null_unit ~ "'") }}
 union all
 {{ kanon._long_form_fact(nulls, 'privacy_unit', text="'" ~ ((plan.privacy_unit or '') | replace("'", "''")) ~ "'") }}
@@ -140,6 +161,8 @@ union all
     source='_k_raw_cells where _k_d' ~ i ~ '_level0 = ' ~ d.depth ~ ' and _k_d' ~ i ~ '_value <> ' ~ kanon._null_key()) }}
 {%- endfor %}
 {%- endif %}
+{# ... and what changed since the previous release (rows compared, changed by 1 to k-1, held, appeared, gone). #}
+{{ kanon._release_difference_facts(nulls) }}
 {%- endif %}
 {%- endmacro %}
 

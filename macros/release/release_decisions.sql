@@ -16,13 +16,14 @@
     count_rows=false,
     null_policy='root',
     null_unit='ignore',
-    dominance=none
+    dominance=none,
+    delay=none
 ) -%}
   {{ return(adapter.dispatch('release_decisions', 'kanon')(
-      relation, privacy_unit, dimensions, hierarchies, k, ladder, count_column, count_rows, null_policy, null_unit, dominance)) }}
+      relation, privacy_unit, dimensions, hierarchies, k, ladder, count_column, count_rows, null_policy, null_unit, dominance, delay)) }}
 {%- endmacro %}
 
-{% macro default__release_decisions(relation, privacy_unit, dimensions, hierarchies, k, ladder, count_column, count_rows, null_policy, null_unit, dominance) -%}
+{% macro default__release_decisions(relation, privacy_unit, dimensions, hierarchies, k, ladder, count_column, count_rows, null_policy, null_unit, dominance, delay) -%}
   {%- if not execute -%}
     {{ return('select 1 as _kanon_parse_placeholder') }}
   {%- endif -%}
@@ -30,7 +31,7 @@
   {%- do kanon._warn_one_statement_release(who) -%}
   {%- set k, count_column = kanon._release_config_defaults(k, count_column, false, who) -%}
   {%- set plan = kanon._release_plan(who, relation, privacy_unit, dimensions, hierarchies, k, ladder,
-      {}, count_column, count_rows, null_policy, false, null_unit, dominance) -%}
+      {}, count_column, count_rows, null_policy, false, null_unit, dominance, delay) -%}
   {%- do kanon._release_check_inputs(plan, false, true) -%}
   {%- set q = kanon._quote -%}
 with

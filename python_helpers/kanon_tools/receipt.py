@@ -36,6 +36,8 @@ COMMAND = "receipt"
 MACRO = "kanon.cli_release_receipt"
 SUPPRESSION_REASONS = ("too_small", "not_diverse", "missing_value")
 GENERIC_COUNTS = ("rows_released", "cells_in", "cells_suppressed", "people_in", "people_suppressed")
+# a count release against the report's previous one (ADR 12); absent from older trails
+CHANGE_COUNTS = ("rows_compared", "rows_changed_small", "rows_held", "rows_appeared", "rows_disappeared")
 
 
 # --- reading the plan: only known fields, each of the type it should have --------------------------
@@ -260,8 +262,13 @@ def generic_receipt(release: Mapping[str, Any], plan: dict[str, Any] | None) -> 
     else:
         done = f"Status {status}: see the audit trail."
     out = _identity(release)
-    out.update({"what_was_done": done, "k": release.get("k"), "counts": counts, "refused": refused,
-                "policy_fingerprint": release.get("policy_fingerprint"), "plan": plan})
+    changes = {name: release.get(name) for name in CHANGE_COUNTS}
+    if changes["rows_changed_small"]:
+        held = changes["rows_held"] or 0
+        done += (f" {changes['rows_changed_small']} row(s) changed by 1 to k-1 people since the previous release"
+                 + (f"; {held} held at their previous value." if held else ", published as they are."))
+    out.update({"what_was_done": done, "k": release.get("k"), "counts": counts, "changes": changes,
+                "refused": refused, "policy_fingerprint": release.get("policy_fingerprint"), "plan": plan})
     return out
 
 
@@ -291,6 +298,9 @@ def render_text(out: Mapping[str, Any]) -> str:
         counts = out.get("counts") or {}
         add("k", _show(out.get("k")))
         add("counts", ", ".join(f"{name} {_show(counts.get(name))}" for name in GENERIC_COUNTS))
+        changes = out.get("changes") or {}
+        if any(changes.get(name) is not None for name in CHANGE_COUNTS):
+            add("since before", ", ".join(f"{name} {_show(changes.get(name))}" for name in CHANGE_COUNTS))
         add("plan", "-" if out.get("plan") is None else json.dumps(out["plan"], sort_keys=True))
     add("policy", _show(out.get("policy_fingerprint")))
     if out.get("plan_note"):

@@ -1,7 +1,8 @@
 {#- Step 1 of the engine: _k_events, every event of a person. A NULL privacy unit is nobody: its
     events are left out here, and counted by the release (null_unit). Each dimension's value as
     text, NULL as a sentinel key, so that every join below is a plain equality. With measures or a
-    dominance rule, the source columns too, listed by name. Inlined: scanning the events again is
+    dominance rule, the source columns too, listed by name. With a delay, only the events old
+    enough (_release_delay_condition). Inlined: scanning the events again is
     cheaper than a copy of them. -#}
 {% macro _release_events_cte(plan) %}
   {%- set q = kanon._quote -%}
@@ -20,8 +21,9 @@
       coalesce(cast(_k_source.{{ q(d.column) }} as {{ dbt.type_string() }}), {{ kanon._null_key() }}) as _k_d{{ loop.index0 }}_value
       {%- endfor %}
     from {{ plan.relation }} as _k_source
+    where {{ kanon._release_delay_condition(plan, '_k_source') }}
     {%- if not plan.count_rows %}
-    where _k_source.{{ q(plan.privacy_unit) }} is not null
+      and _k_source.{{ q(plan.privacy_unit) }} is not null
     {%- endif %}
   )
 {%- endmacro %}

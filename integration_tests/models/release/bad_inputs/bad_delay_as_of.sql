@@ -1,0 +1,2 @@
+{{ config(materialized='k_anonymous', k=2) }}
+{{ kanon.release_counts(relation=ref('release_events'), privacy_unit='Patron Id', dimensions=['branch'], delay={'column': 'title', 'days': 2, 'as_of': 'yesterday'}) }}
