@@ -41,6 +41,11 @@
   {%- set carried_measures = [] -%}
   {%- for name in plan.measures -%}{%- do carried_measures.append('_k_measure' ~ loop.index0) -%}{%- endfor -%}
   {%- set live_measures = hold and live is not none and plan.measures | length > 0 -%}
+  {#- a change of 1 to k-1 people from what the previous release showed (NULL: not shown before) -#}
+  {%- set small -%}
+    _k_p._k_shown is not null and _k_o._k_count <> _k_p._k_shown
+    and _k_o._k_count - _k_p._k_shown < {{ plan.k }} and _k_p._k_shown - _k_o._k_count < {{ plan.k }}
+  {%- endset -%}
   _k_out_rows as (
     select
       _k_rows.*,
@@ -107,13 +112,9 @@
     select
       _k_o.*,
       _k_p._k_shown,
-      case when _k_p._k_shown is not null and _k_o._k_count <> _k_p._k_shown
-        and _k_o._k_count - _k_p._k_shown < {{ plan.k }} and _k_p._k_shown - _k_o._k_count < {{ plan.k }}
-        then 1 else 0 end as _k_small,
+      case when {{ small }} then 1 else 0 end as _k_small,
       {%- if hold %}
-      case when _k_p._k_shown is not null and _k_p._k_shown >= {{ plan.k }} and _k_o._k_count <> _k_p._k_shown
-        and _k_o._k_count - _k_p._k_shown < {{ plan.k }} and _k_p._k_shown - _k_o._k_count < {{ plan.k }}
-        then 1 else 0 end as _k_held
+      case when {{ small }} and _k_p._k_shown >= {{ plan.k }} then 1 else 0 end as _k_held
       {%- else %}
       0 as _k_held
       {%- endif %}

@@ -31,6 +31,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from kanon_tools.pseudonym_env import key_status
 from kanon_tools.receipt import parse_plan, records_receipt
 from kanon_tools.records import example, hints, proxies, report
 from kanon_tools.records.config import Config, ConfigError, read_config
@@ -414,8 +415,6 @@ KEY_BYTES = 32
 
 
 def _read_key(path: Path) -> str:
-    from kanon_tools.pseudonym_env import key_status
-
     try:
         text = path.read_text(encoding="utf-8").strip()
     except OSError as error:

@@ -47,7 +47,7 @@ import json
 import math
 import unicodedata
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -101,7 +101,6 @@ class Config:
     loss: str = "non_uniform_entropy"
     missing_value_policy: str = "star"
     shuffle_seed: str = "kanon"
-    raw: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
     def column(self, name: str) -> Column:
         return next(c for c in self.columns if c.name == name)
@@ -173,7 +172,7 @@ def parse_config(raw: Any, file_columns: Sequence[str], *, base: Path, name: str
     if l_value is not None and not any(c.role == "sensitive" for c in columns):
         raise ConfigError(f"{name}: l is set but no column is sensitive")
     return Config(k=k, columns=columns, l=l_value, max_suppression=float(share), privacy_unit=unit,
-                  shuffle_seed=seed, raw=raw, **settings)
+                  shuffle_seed=seed, **settings)
 
 
 def _whole(value: Any, what: str, *, minimum: int) -> int:

@@ -2,11 +2,11 @@
 `records/project/` (real files, copied), where kanon's own macros inspect, plan and release the
 loaded table (issue 14, ADR 11). Python loads and exports; the warehouse (DuckDB) does the rest.
 
-    with Workspace.create(folder, key_hex=None) as ws:
-        ws.load(table, config)                 # records_input and records_hierarchy_<n>
-        summary = ws.plan(config)              # kanon.kanon_plan_records' summary
-        outcome = ws.release(config)           # kanon.release_records through the k_anonymous gate
-        released = ws.released_table()         # what the gate published, as text
+    ws = Workspace.create(folder, key_hex=None)
+    ws.load(table, config)                 # records_input and records_hierarchy_<n>
+    summary = ws.plan(config)              # kanon.kanon_plan_records' summary
+    outcome = ws.release(config)           # kanon.release_records through the k_anonymous gate
+    released = ws.released_table()         # what the gate published, as text
 
 Every dbt invocation goes through `DbtRunner`, with an environment made here: the inherited one
 without any DBT_* or KANON_* variable (a user's DBT_TARGET or KANON_SCHEMA must not redirect the
@@ -87,12 +87,6 @@ class Workspace:
         runner = DbtRunner(project, env=env, profiles_dir=project, target_path=folder / "target",
                            log_path=folder / "logs", timeout=None)
         return cls(folder, runner)
-
-    def __enter__(self) -> Workspace:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        return None
 
     # --- loading --------------------------------------------------------------------------------
 
