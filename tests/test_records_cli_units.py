@@ -10,9 +10,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from kanon_tools.dbt_runner import DbtRunner
+from kanon_tools.receipt import records_receipt, render_text
 from kanon_tools.records import cli, hints, report
-from kanon_tools.records.config import ConfigError, parse_config, prefix_rows
+from kanon_tools.records.config import ConfigError, check_header, parse_config, prefix_rows
 from kanon_tools.records.files import Table
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "records_japan"
 
 COLUMNS = ("id", "age", "zip", "sex", "diagnosis")
 
@@ -63,11 +67,115 @@ def test_a_valid_configuration_is_read_in_the_files_column_order() -> None:
     ({"columns": {"id": {"role": "drop", "pseudonym": True}}}, "only on an identifier"),
     ({"columns": {"id": {"role": "drop", "colour": "red"}}}, "unknown key(s) 'colour'"),
     ({"columns": {"sex": "drop", "age": "drop", "zip": "drop"}}, "no column is a quasi_identifier"),
+    # what kanon's macros would refuse after dbt started, refused here first
+    ({"k": 1}, "k must be a whole number of at least 2"),
+    ({"k": 2 ** 31}, "k must be at most 2147483647"),
+    ({"l": 1}, "l must be a whole number of at least 2"),
+    ({"columns": {"age": {"role": "quasi_identifier", "type": "integer", "bins": [[0, 20, 40], [0, 30]]}}},
+     "column 'age': bins list 2 keeps edge(s) not in list 1"),
+    ({"columns": {"age": {"role": "quasi_identifier", "type": "integer", "bins": [[0, 40, 20]]}}},
+     "column 'age': bins list 1 must be strictly increasing"),
+    ({"columns": {"age": {"role": "quasi_identifier", "type": "integer", "bins": [[0, 40, 40]]}}},
+     "column 'age': bins list 1 must be strictly increasing"),
+    ({"columns": {"age": {"role": "quasi_identifier", "type": "number", "bins": [[0, float("nan")]]}}},
+     "column 'age': bins must be a non-empty list of finite numbers"),
+    ({"columns": {"age": {"role": "quasi_identifier", "type": "integer", "bins": [0, 40]}}},
+     "column 'age': bins must be a non-empty list of edge lists"),
+    ({"columns": {"sex": {"role": "quasi_identifier", "type": "date", "date": ["year", "month"]}}}, "finest first"),
+    ({"columns": {"sex": {"role": "quasi_identifier", "type": "date", "date": ["week"]}}}, "finest first"),
+    ({"columns": {"zip": {"role": "quasi_identifier", "prefix": [3, 0]}}}, "prefix must be positive lengths"),
+    ({"columns": {"sex": {"role": "quasi_identifier", "hierarchy": {"rows": [["a", " ", "*"], ["b", "x", "*"]]}}}},
+     "as non-blank strings"),
+    ({"columns": {"sex": {"role": "quasi_identifier", "hierarchy": {"rows": [["a", "x", "p", "*"],
+                                                                              ["b", "x", "q", "*"]]}}}},
+     "column 'sex': 1 hierarchy label(s) have more than one parent at the level above"),
+    ({"columns": {"sex": {"role": "quasi_identifier", "hierarchy": {"rows": [["10100", "10101", "*"],
+                                                                              ["10101", "10100", "*"]]}}}},
+     "column 'sex': 2 hierarchy label(s) stand for different leaves at different levels"),
+    ({"columns": {"sex": {"role": "quasi_identifier", "hierarchy": {"rows": [["a", "a", "*"], ["b", "a", "*"]]}}}},
+     "column 'sex': 1 hierarchy label(s) stand for different leaves at different levels"),
+    ({"columns": {"sex": {"role": "quasi_identifier", "hierarchy": {"rows": [["*", "x", "*"], ["b", "x", "*"]]}}}},
+     "column 'sex': 1 hierarchy label(s) stand for different leaves at different levels"),
 ])
 def test_a_misfit_is_named_by_key_and_column(changes: dict[str, Any], message: str) -> None:
     with pytest.raises(ConfigError, match=None) as raised:
         parse(**changes)
     assert message in str(raised.value)
+
+
+@pytest.mark.parametrize("rows", [
+    [["65+", "65+", "*"], ["70", "65+", "*"]],  # not the same leaves: 65+ alone, then 65+ and 70
+])
+def test_a_label_at_two_levels_for_different_leaves_is_refused(rows: list[list[str]]) -> None:
+    with pytest.raises(ConfigError, match="stand for different leaves"):
+        parse(columns={"sex": {"role": "quasi_identifier", "hierarchy": {"rows": rows}}})
+
+
+@pytest.mark.parametrize("rows", [
+    [["65+", "65+", "*"], ["0-64", "0-64", "*"]],  # a label repeated for the same leaves
+    [["北海道", "北海道", "*"], ["青森県", "東北", "*"], ["岩手県", "東北", "*"]],
+    [["a", "x", "x", "*"], ["b", "y", "y", "*"]],
+    [["only", "only"]],  # one leaf, its own root
+])
+def test_a_label_repeated_for_the_same_leaves_is_fine(rows: list[list[str]]) -> None:
+    parse(columns={"sex": {"role": "quasi_identifier", "hierarchy": {"rows": rows}}})
+
+
+@pytest.mark.parametrize(("columns", "message"), [
+    (("id", "Age", "age"), "columns 'Age' and 'age' differ only in letter case"),
+    (("id", "_k_age"), "column '_k_age': names starting with _k_ or _kanon_ are kanon's own"),
+    (("id", "_KANON_x"), "column '_KANON_x': names starting with _k_ or _kanon_ are kanon's own"),
+    (("id", "  "), "column 2 has a blank name"),
+])
+def test_a_header_kanon_cannot_take_is_refused(columns: tuple[str, ...], message: str) -> None:
+    raw = {"k": 2, "columns": {name: "quasi_identifier" for name in columns}}
+    with pytest.raises(ConfigError) as raised:
+        parse_config(raw, columns, base=Path("."))
+    assert message in str(raised.value)
+    with pytest.raises(ConfigError, match=r"letter case|kanon's own|blank name"):
+        check_header(columns)
+
+
+@pytest.mark.parametrize("changes", [
+    {"columns": {"生年月日": {"role": "quasi_identifier", "type": "date", "date": ["year", "month"]}}},
+    {"columns": {"都道府県": {"role": "quasi_identifier", "hierarchy": {"rows": [["北海道", " ", "*"]]}}}},
+    {"l": 1},
+])
+def test_a_refusal_decidable_from_the_configuration_never_starts_dbt(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        changes: dict[str, Any]) -> None:
+    def no_dbt(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("dbt started")
+
+    monkeypatch.setattr(DbtRunner, "run", no_dbt)
+    data = json.loads((EXAMPLE / "config.json").read_text(encoding="utf-8"))
+    data["columns"].update(changes.pop("columns", {}))
+    data.update(changes)
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    for verb, args in (("plan", []), ("run", ["-o", str(tmp_path / "out.csv")])):
+        code = cli.main([verb, str(EXAMPLE / "people.csv"), "-c", str(path), "--work-dir", str(tmp_path / "w"), *args])
+        err = capsys.readouterr().err
+        assert code == 2 and "kanon refused" not in err and err.startswith("kanon records: c.json: "), err
+        assert not (tmp_path / "w").exists() and not (tmp_path / "out.csv").exists()
+
+
+def test_a_prefix_over_a_column_without_enough_digits_is_refused_before_dbt(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    def no_dbt(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("dbt started")
+
+    monkeypatch.setattr(DbtRunner, "run", no_dbt)
+    (tmp_path / "f.csv").write_text("zip,sex\n,F\n,M\n", encoding="utf-8")
+    (tmp_path / "c.json").write_text(json.dumps({"k": 2, "columns": {
+        "zip": {"role": "quasi_identifier", "prefix": [3]}, "sex": "quasi_identifier"}}), encoding="utf-8")
+    code = cli.main(["plan", str(tmp_path / "f.csv"), "-c", str(tmp_path / "c.json")])
+    assert code == 2 and "column 'zip': every value is empty" in capsys.readouterr().err
+    # a value with too few digits labels itself the same at two levels, for different values: refused, counted
+    (tmp_path / "f.csv").write_text("zip,sex\n100-0001,F\n150-0002,M\n不明,F\n", encoding="utf-8")
+    code = cli.main(["plan", str(tmp_path / "f.csv"), "-c", str(tmp_path / "c.json")])
+    err = capsys.readouterr().err
+    assert code == 2 and "column 'zip': 1 distinct value(s) have too few digits" in err and "不明" not in err
 
 
 def test_a_hierarchy_file_is_read_relative_to_the_configuration(tmp_path: Path) -> None:
@@ -174,3 +282,91 @@ def test_the_recount_without_a_sensitive_column_and_with_entropy() -> None:
     assert cli.recount(skewed, entropy)["least_diverse"] == 2 and not cli.recount(skewed, entropy)["ok"]
     even = Table(skewed.columns, tuple(("0-39", "1*", "F", d) for d in ("flu", "flu", "cold", "cold")))
     assert cli.recount(even, entropy)["ok"]
+
+
+# --- a column's level in words (item: "suppression at level 0 of 1") -------------------------------------
+
+LEVELS: list[dict[str, Any]] = [
+    {"name": "sex", "role": "quasi_identifier", "generalizer": "suppression", "depth": 1, "level": 0},
+    {"name": "born", "role": "quasi_identifier", "generalizer": "date", "depth": 3, "level": 3},
+    {"name": "zip", "role": "quasi_identifier", "generalizer": "hierarchy", "depth": 3, "level": 1},
+    {"name": "pref", "role": "quasi_identifier", "generalizer": "hierarchy", "depth": 2, "level": 2}]
+
+
+@pytest.mark.parametrize("lang", report.LANGUAGES)
+def test_a_column_at_level_0_is_as_recorded_and_at_its_root_one_value(lang: str) -> None:
+    receipt = {**RECEIPT, "release": {**RECEIPT["release"], "columns": LEVELS}}
+    text = report.render(receipt, lang)
+    suppressed = {**receipt, "release": {**receipt["release"], "columns": [{**LEVELS[0], "level": 1}]}}
+    if lang == "ja":
+        expected = ["sex: 準識別子、元の値のまま（レベル0/1）", "born: 準識別子、すべて「*」に一般化（レベル3/3）",
+                    "zip: 準識別子、hierarchy レベル1/3", "pref: 準識別子、すべて階層の最上位に一般化（レベル2/2）"]
+        assert "sex: 準識別子、すべて「*」で伏せて公開（レベル1/1）" in report.render(suppressed, lang)
+        assert "sexをすべて「*」で伏せて" in report.done_sentence(suppressed, lang)
+    else:
+        expected = ["sex: quasi-identifier, as recorded (level 0 of 1)",
+                    "born: quasi-identifier, fully generalized: * for every record (level 3 of 3)",
+                    "zip: quasi-identifier, hierarchy at level 1 of 3",
+                    "pref: quasi-identifier, fully generalized: its hierarchy's root for every record (level 2 of 2)"]
+        assert "sex: quasi-identifier, suppressed: * for every record (level 1 of 1)" in report.render(suppressed, lang)
+        assert "suppressing sex (* for every record)" in report.done_sentence(suppressed, lang)
+    for line in expected:
+        assert line in text, text
+    assert "suppression at level" not in text and "suppression レベル" not in text
+
+
+def test_the_warehouse_receipt_says_the_same_of_levels() -> None:
+    node: dict[str, Any] = {c["name"]: c["level"] for c in LEVELS}
+    plan = {"k": 5, "columns": [{k: v for k, v in c.items() if k != "level"} for c in LEVELS],
+            "node": node, "records_in": 10, "records_out": 10}
+    out = records_receipt({"status": "RELEASED", "release_kind": "records"}, plan)
+    text = render_text(out)
+    for line in ("sex: quasi_identifier, as recorded (level 0 of 1)",
+                 "born: quasi_identifier, fully generalized: * for every record (level 3 of 3)",
+                 "zip: quasi_identifier, hierarchy at level 1 of 3"):
+        assert line in text, text
+    assert "suppression at level" not in text
+    assert "born to its root (level 3 of 3)" in out["what_was_done"], out["what_was_done"]
+    node["sex"] = 1
+    assert "suppressing sex (* for every record)" in records_receipt({"status": "RELEASED"}, plan)["what_was_done"]
+
+
+# --- findings after the release (item: run repeats plan's findings) ---------------------------------------
+
+FOUND: dict[str, Any] = {
+    "leak_checks": ["phone"],
+    "leaks": [{"column": "note", "detector": "phone", "count": 2, "checked": 9, "skipped": 1},
+              {"column": "zip", "detector": "phone", "count": 1, "checked": 10, "skipped": 0}],
+    "proxies": [{"source": "branch", "target": "zip", "support": 40, "groups": 8, "violations": 0},
+                {"source": "zip", "target": "ward", "support": 40, "groups": 8, "violations": 0},
+                {"source": "sex", "target": "ward", "support": 40, "groups": 2, "violations": 0}],
+    "proxy_thresholds": {}, "observations": []}
+
+
+def test_which_findings_stay_in_the_released_file() -> None:
+    config = parse_config({"k": 2, "columns": {"note": "keep", "branch": "keep", "ward": "keep", "zip": {
+        "role": "quasi_identifier", "prefix": [3]}, "sex": "quasi_identifier"}},
+        ("note", "branch", "ward", "zip", "sex"), base=Path("."))
+    after = cli.after_release(FOUND, config, {"zip": 1, "sex": 0})
+    # a kept note is published as recorded; a QI's text only at level 0
+    assert [leak["in_release"] for leak in after["leaks"]] == [True, False]
+    # a kept column giving a generalized QI away is a finding; one a QI at level 0 determines says nothing more
+    assert [p["in_release"] for p in after["proxies"]] == [True, True, False]
+    assert "in_release" not in FOUND["leaks"][0]  # a copy
+    unknown = cli.after_release(FOUND, config, None)  # no release: nothing known, every finding stands
+    assert all(f["in_release"] for f in unknown["leaks"] + unknown["proxies"])
+
+
+@pytest.mark.parametrize("lang", report.LANGUAGES)
+def test_finding_lines_name_columns_and_counts(lang: str) -> None:
+    config = parse_config({"k": 2, "columns": {"note": "keep", "branch": "keep", "ward": "keep", "zip": {
+        "role": "quasi_identifier", "prefix": [3]}, "sex": "quasi_identifier"}},
+        ("note", "branch", "ward", "zip", "sex"), base=Path("."))
+    lines = report.finding_lines(cli.after_release(FOUND, config, {"zip": 1, "sex": 0}), lang)
+    if lang == "ja":
+        assert lines[0].startswith("note: 電話番号の形の値が2件（9件を検査）") and "出力に含まれます" in lines[0]
+        assert "branchがzipをほぼ決めます" in lines[2]
+    else:
+        assert lines[0].startswith("note: 2 value(s) hold a phone number (9 checked, 1 empty)")
+        assert "in the released file" in lines[0] and "not in the released file" in lines[1]
+        assert lines[2].startswith("branch nearly determines zip (0 of 40 rows off, 8 values)")

@@ -163,12 +163,12 @@ def test_age_column(japan: tuple[Pack, ...]) -> None:
     suggestions = suggest_column("年齢", values, japan)
     assert _ids(suggestions) == ["jp.age"]
     s = suggestions[0]
-    assert s.evidence == Evidence(name_matched=True, shape_share=1.0, values_share=None, checked=4)
+    assert s.evidence == Evidence(name_matched=True, shape_share=1.0, values_share=None, checked=4, range_share=1.0)
     assert s.generalizer is not None and s.generalizer["type"] == "bins"
     # full-width digits count after NFKC; NULLs are excluded from the share
     wide = suggest_column("ｎｅｕｔｒａｌ", ["３４", "７", None, None], japan)
     assert _ids(wide) == ["jp.age"]
-    assert wide[0].evidence == Evidence(False, 1.0, None, 2)
+    assert wide[0].evidence == Evidence(False, 1.0, None, 2, 1.0)
 
 
 def test_prefecture_by_values_with_share(japan: tuple[Pack, ...]) -> None:
@@ -239,6 +239,45 @@ def test_suggestion_generalizer_is_a_copy(japan: tuple[Pack, ...]) -> None:
     assert first.generalizer is not None
     first.generalizer["lengths"].append(99)
     assert suggest_column("postal", [], japan)[0].generalizer == {"type": "prefix", "lengths": [3, 1]}
+
+
+@pytest.mark.parametrize("column", ["email", "Email", "E-Mail", "e_mail", "emailAddress", "mail", "メール",
+                                    "メールアドレス", "連絡用メール"])
+def test_the_email_rule_names_an_email_column(japan: tuple[Pack, ...], column: str) -> None:
+    # `email` is one word: the rule's `mail` does not start it, so the rule names `email` too
+    found = suggest_column(column, ["x", "y"], japan)
+    assert _ids(found)[:1] == ["jp.email_column"] and found[0].role == "identifier"
+    assert found[0].evidence.name_matched
+
+
+def test_a_short_number_outside_the_plausible_ages_is_no_age(japan: tuple[Pack, ...]) -> None:
+    # incomes in 万円 under a neutral name: every value 1 to 3 digits, nearly none a plausible age
+    incomes = [str(v) for v in (0, 150, 230, 480, 560, 720, 980, 300, 410, 655)] * 10
+    assert "jp.age" not in _ids(suggest_column("v9", incomes, japan))
+    assert "jp.age" not in _ids(suggest_column("age_days", [str(d) for d in range(0, 1000, 7)], japan))
+    ages = suggest_column("c", ["34", "7", "101", "56", "１２０"], japan)
+    assert _ids(ages) == ["jp.age"] and ages[0].evidence.range_share == 1.0
+    # the range judges the values that read as numbers: 42歳 is none, and the name still says age
+    named = suggest_column("年齢", ["42歳", "7歳"], japan)
+    assert _ids(named) == ["jp.age"] and named[0].evidence.range_share is None
+    # a share, like the shape's: 96 of 100 in range pass min_share 0.95, 94 do not
+    assert "jp.age" in _ids(suggest_column("c", ["30"] * 96 + ["300"] * 4, japan))
+    assert "jp.age" not in _ids(suggest_column("c", ["30"] * 94 + ["300"] * 6, japan))
+
+
+@pytest.mark.parametrize("column", ["income", "annual_income", "Salary", "wage", "年収", "給与", "所得", "diagnosis",
+                                    "病名", "主病名", "疾患名"])
+def test_what_an_extract_is_about_is_proposed_sensitive(japan: tuple[Pack, ...], column: str) -> None:
+    for values in (["35", "42", "98", "12"], ["350", "4200", "9800000", "0"], ["x", "y"]):
+        found = suggest_column(column, values, japan)
+        assert found and found[0].rule_id == "jp.sensitive" and found[0].role == "sensitive", (column, values)
+        assert found[0].evidence.name_matched
+
+
+def test_a_date_named_after_a_diagnosis_is_still_a_date(japan: tuple[Pack, ...]) -> None:
+    # the date rules come before the sensitive names: a diagnosis date is a quasi-identifier
+    found = suggest_column("diagnosis_date", ["2020-01-02", "2021-11-30"], japan)
+    assert _ids(found)[0] == "jp.birth_date"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -382,6 +421,15 @@ def _append_rule(rule: dict[str, Any]) -> Any:
      r"hierarchies\['wing'\]: the last level must hold one value"),
     (_set(["hierarchies", "wing"], [["W1", "east", "*"], ["W1", "west", "*"]]), r"rows 0 and 1 have the same leaf"),
     (_set(["hierarchies", "wing"], [["W1", "east", "*"], ["W2", "east", "*"], ["W3", "west", "*"]]), None),
+    (_set(["hierarchies", "wing"], [["W1", "W2", "*"], ["W2", "W1", "*"]]),
+     r"hierarchies\['wing'\]: 2 hierarchy label\(s\) stand for different leaves at different levels"),
+    (_set(["hierarchies", "wing"], [["W1", "W1", "*"], ["W2", "W2", "*"]]), None),
+    (_set(["rules", 1, "range"], [0, 120]), None),
+    (_set(["rules", 1, "range"], [-5.5, 0]), None),
+    (_set(["rules", 1, "range"], [120, 0]), r"rules\[1\] \('clinic.age'\): 'range' must be \[low, high\]"),
+    (_set(["rules", 1, "range"], [0]), r"'range' must be \[low, high\]"),
+    (_set(["rules", 1, "range"], [0, "120"]), r"'range' must be \[low, high\]"),
+    (_set(["rules", 1, "range"], {"min": 0}), r"'range' must be \[low, high\]"),
     (_set(["version"], 2), r"'version' must be 1"),
     (_set(["extra"], 1), r"unknown key\(s\) 'extra' in the pack"),
 ])

@@ -167,12 +167,44 @@ def _hints(plan: Mapping[str, Any]) -> list[str]:
             f"record{'' if r['records'] == 1 else 's'}" for r in _rescues(plan)]
 
 
+def at_root(column: Mapping[str, Any]) -> bool:
+    """Whether a quasi-identifier is published at its root: one value for every record."""
+    return column.get("level") is not None and column.get("level") == column.get("depth")
+
+
+def records_level_text(column: Mapping[str, Any]) -> str:
+    """How a quasi-identifier is published at its level: as recorded at level 0; one value for
+    every record at its root (`*`, or a hierarchy's own root; a column without a generalizer is
+    then suppressed); else its generalizer's level."""
+    level, depth, generalizer = column.get("level"), column.get("depth"), column.get("generalizer")
+    if level == 0:
+        return f"as recorded (level 0 of {_show(depth)})"
+    if at_root(column):
+        where = f"(level {level} of {depth})"
+        if generalizer == "suppression":
+            return f"suppressed: * for every record {where}"
+        if generalizer == "hierarchy":
+            return f"fully generalized: its hierarchy's root for every record {where}"
+        return f"fully generalized: * for every record {where}"
+    return f"{_show(generalizer)} at level {_show(level)} of {_show(depth)}"
+
+
+def _and(parts: list[str]) -> str:
+    return ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]
+
+
 def _generalized(columns: list[dict[str, Any]]) -> str:
-    steps = [f"{c['name']} to level {c['level']}" + (f" of {c['depth']}" if c.get("depth") is not None else "")
-             for c in columns if c.get("level")]
-    if not steps:
+    moved = [c for c in columns if c.get("level")]
+    steps = [f"{c['name']} to its root (level {c['level']} of {c['depth']})" if at_root(c) else
+             f"{c['name']} to level {c['level']}" + (f" of {c['depth']}" if c.get("depth") is not None else "")
+             for c in moved if not (at_root(c) and c.get("generalizer") == "suppression")]
+    suppressed = [c["name"] for c in moved if at_root(c) and c.get("generalizer") == "suppression"]
+    if not moved:
         return " with every quasi-identifier as recorded" if any("level" in c for c in columns) else ""
-    return " after generalizing " + (", ".join(steps[:-1]) + " and " + steps[-1] if len(steps) > 1 else steps[0])
+    text = " after generalizing " + _and(steps) if steps else ""
+    if suppressed:
+        text += (" and" if steps else "") + " suppressing " + _and(suppressed) + " (* for every record)"
+    return text
 
 
 def records_receipt(release: Mapping[str, Any], plan: Mapping[str, Any]) -> dict[str, Any]:
@@ -328,8 +360,7 @@ def _records_text(out: Mapping[str, Any], add: Callable[[str, str], None]) -> No
     for index, column in enumerate(out.get("columns") or []):
         text = f"{column['name']}: {_show(column.get('role'))}"
         if "level" in column:
-            text += (f", {_show(column.get('generalizer'))} at level {_show(column.get('level'))}"
-                     f" of {_show(column.get('depth'))}")
+            text += ", " + records_level_text(column)
         if column.get("pseudonym"):
             text += ", pseudonymized"
         add("columns" if index == 0 else "", text)

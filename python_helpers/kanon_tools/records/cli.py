@@ -11,18 +11,24 @@ DuckDB, through dbt, in a working folder made for the command (`engine.py`); thi
 and writes files, applies the hint packs and prints what happened. Nothing it prints or writes
 besides the released file holds a value of the input: names, counts and shares only.
 
-Exit codes: 0 done; 1 a file could not be read or written (or is not the format it claims);
-2 the arguments (a format that cannot be told), the configuration, a hint pack, the key or the
-data's types do not fit (nothing ran, or kanon refused the configuration); 3 the release was
-refused (the target cannot be reached within the budget): nothing written, the receipt says why.
+Exit codes: 0 done; 1 a file could not be read or written (or is not the format it claims, or
+holds no record: an empty file, a header without rows, `[]`, XML without a record); 2 the
+arguments (a format that cannot be told), the configuration, a hint pack, the key or the data's
+types do not fit (nothing ran: every check the configuration allows comes before dbt starts);
+3 the release was refused (the target cannot be reached within the budget, or
+`--refuse-on-findings` and a leak or proxy in what would be published): nothing written, the
+receipt says why. Leaks and proxies are warnings otherwise: `run` repeats plan's on stderr and in
+the receipt, and they never change the exit code.
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import hashlib
 import json
 import math
+import os
 import secrets
 import sys
 import tempfile
@@ -31,10 +37,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from kanon_tools.pseudonym_env import key_status
+from kanon_tools.pseudonym_env import DEFAULT_KEY_ENV, key_status
 from kanon_tools.receipt import parse_plan, records_receipt
 from kanon_tools.records import example, hints, proxies, report
-from kanon_tools.records.config import Config, ConfigError, read_config
+from kanon_tools.records.config import Config, ConfigError, check_header, hierarchy_problem, prefix_rows, read_config
 from kanon_tools.records.engine import EngineError, Workspace
 from kanon_tools.records.files import FileFormatError, Table, format_of, parse_table, render_table, write_file
 from kanon_tools.records.loading import LoadError
@@ -64,11 +70,14 @@ def _read_input(path: Path, fmt: str | None) -> tuple[Table, str, bytes]:
         raise Stop(CONFIG_ERROR, str(error)) from None
     try:
         data = path.read_bytes()
-        return parse_table(data, chosen, name=path.name), chosen, data
+        table = parse_table(data, chosen, name=path.name)
     except OSError as error:
         raise Stop(IO_ERROR, f"cannot read {path}: {error.strerror or error}") from None
     except FileFormatError as error:
         raise Stop(IO_ERROR, str(error)) from None
+    if not table.rows:  # a CSV header alone: refused as an empty file is (exit 1), before any work
+        raise Stop(IO_ERROR, f"{path.name}: no records (a header and no rows): nothing to inspect, plan or release")
+    return table, chosen, data
 
 
 def _read_config(path: Path, table: Table) -> tuple[Config, bytes]:
@@ -82,10 +91,22 @@ def _read_config(path: Path, table: Table) -> tuple[Config, bytes]:
 
 
 def _check_coverage(table: Table, config: Config) -> None:
-    """Every value of a column with a hierarchy is one of its leaves. kanon would label a missing
+    """A prefix generalizer has values to build its hierarchy from, and every value of a column
+    with a hierarchy is one of its leaves. kanon would label a missing
     value with the root at every level (and say so in a warning); a file release refuses instead,
     since the user can fix the hierarchy or the file and rerun. Counted, never shown."""
     for column in config.columns:
+        if column.prefix is not None:
+            values = _column_values(table, column.name)
+            if all(v is None for v in values):
+                raise Stop(CONFIG_ERROR, f"column {column.name!r}: every value is empty, so there is nothing to build "
+                                         "its prefix hierarchy from: drop the column or give it no generalizer")
+            rows = prefix_rows(values, column.prefix)
+            if hierarchy_problem(rows):  # a value with too few digits: its label repeats at two levels
+                short = sum(1 for row in rows if len(set(row[1:])) < len(row) - 1)
+                raise Stop(CONFIG_ERROR, f"column {column.name!r}: {short} distinct value(s) have too few digits for "
+                                         f"its prefix lengths {list(column.prefix)}, so a prefix label would stand for "
+                                         "different values at two levels: correct them, or give shorter lengths")
         if column.hierarchy is None:
             continue
         leaves = {row[0] for row in column.hierarchy}
@@ -170,7 +191,7 @@ def proposal(table: Table, stats: dict[str, Any], packs: Sequence[hints.Pack]) -
             "kanon_suggests": {"role": measured.get("role"), "reason": measured.get("reason")},
             "hints": [{"rule": s.rule_id, "role": s.role, "name_matched": s.evidence.name_matched,
                        "shape_share": s.evidence.shape_share, "values_share": s.evidence.values_share,
-                       "why": s.why.get("en")} for s in found],
+                       "range_share": s.evidence.range_share, "why": s.why.get("en")} for s in found],
             "observations": [{"rule": o.rule_id, "check": o.check, "count": o.count, "of": o.of} for o in observations],
         }
         if not found and measured.get("role") == "keep":
@@ -198,6 +219,10 @@ def _generalizer(suggested: dict[str, Any] | None, hierarchies: dict[str, Any]) 
 
 def run_inspect(args: argparse.Namespace) -> int:
     table, _, _ = _read_input(Path(args.file), args.in_format)
+    try:
+        check_header(table.columns)
+    except ConfigError as error:
+        raise Stop(CONFIG_ERROR, f"{Path(args.file).name}: {error}") from None
     packs = _packs(args)
     ws, holder = _workspace(args)
     try:
@@ -224,7 +249,7 @@ def run_inspect(args: argparse.Namespace) -> int:
 # --- plan ------------------------------------------------------------------------------------------
 
 def findings(table: Table, config: Config, packs: Sequence[hints.Pack], ws: Workspace) -> dict[str, Any]:
-    """Leak checks, proxies and observations for plan: names and counts only."""
+    """Leak checks, proxies and observations, for plan and run alike: names and counts only."""
     scanned = config.with_role("keep", "sensitive", "quasi_identifier")
     detectors = hints.leak_rules(packs)
     leaks = []
@@ -260,23 +285,34 @@ def findings(table: Table, config: Config, packs: Sequence[hints.Pack], ws: Work
     }
 
 
-def finding_lines(found: dict[str, Any], lang: str) -> list[str]:
-    ja = lang == "ja"
-    lines = []
-    for leak in found["leaks"]:
-        lines.append(f"{leak['column']}: " + (
-            f"{leak['detector']}の形の値が{leak['count']}件（{leak['checked']}件を検査）" if ja else
-            f"{leak['count']} value(s) hold a {leak['detector']} ({leak['checked']} checked, {leak['skipped']} empty)"))
-    for p in found["proxies"]:
-        lines.append(f"{p['source']}が{p['target']}をほぼ決めます（{p['support']}件中の例外{p['violations']}件）"
-                     if ja else f"{p['source']} nearly determines {p['target']} ({p['violations']} of "
-                                f"{p['support']} rows off, {p['groups']} values): publishing one gives the other away")
-    for o in found["observations"]:
-        share = f"{o['count']}/{o['of']}件" if ja else f"{o['count']} of {o['of']}"
-        lines.append(f"{o['column']}: {o['check']} {share}")
-    if not found["leak_checks"]:
-        lines.append("漏えい検査なし（ヒントパックなし）" if ja else "no leak checks: no hint pack turns them on")
-    return lines
+def after_release(found: dict[str, Any], config: Config, levels: dict[str, int | None] | None) -> dict[str, Any]:
+    """`findings` with, on every leak and proxy, whether it is still in the released file
+    (`in_release`), given each quasi-identifier's published level (None: no release, so every
+    finding stands):
+
+    - a leak in a kept or sensitive column is published as recorded; in a quasi-identifier, only
+      at level 0 (above it the file holds the generalizer's labels, not the text);
+    - a kept column determining a quasi-identifier gives it away whatever its level, and the
+      more so when it is generalized (or at its root: `*`); a quasi-identifier published as
+      recorded (level 0) determining a kept column makes it say nothing more, while above
+      level 0 the kept column gives part of it back."""
+    out = copy.deepcopy(found)
+    qis = {c.name for c in config.with_role("quasi_identifier")}
+
+    def level(column: str) -> int | None:
+        return levels.get(column) if levels is not None else None  # None: not known, so the finding stands
+
+    for leak in out["leaks"]:
+        leak["in_release"] = leak["column"] not in qis or level(leak["column"]) in (None, 0)
+    for proxy in out["proxies"]:
+        proxy["in_release"] = not (proxy["source"] in qis and level(proxy["source"]) == 0)
+    return out
+
+
+def _in_release(found: dict[str, Any]) -> tuple[int, int]:
+    """Leaks and proxies still in the released file."""
+    return (sum(1 for leak in found["leaks"] if leak.get("in_release", True)),
+            sum(1 for p in found["proxies"] if p.get("in_release", True)))
 
 
 def run_plan(args: argparse.Namespace) -> int:
@@ -311,7 +347,7 @@ def run_plan(args: argparse.Namespace) -> int:
         f"{risk['records_in_classes_of_1']} records alone in their class, "
         f"{risk['records_in_classes_of_2_to_k_minus_1']} "
         f"in classes of 2 to k-1, {risk['records_in_classes_of_k_or_more']} in classes of k or more (level 0)"))
-    for line in summary.get("warnings", []) + finding_lines(found, args.lang):
+    for line in summary.get("warnings", []) + report.finding_lines(found, args.lang):
         print("  " + report.pad("警告" if ja else "warning", 10) + line)
     return OK
 
@@ -362,12 +398,19 @@ def run_release(args: argparse.Namespace) -> int:
         out_format = format_of(output, args.out_format) if output is not None else (args.out_format or in_format)
     except FileFormatError as error:
         raise Stop(CONFIG_ERROR, str(error)) from None
+    packs = _packs(args)
     key_hex = _read_key(Path(args.key)) if args.key else None
+    if config.pseudonymized and key_hex is None:
+        inherited = os.environ.get(DEFAULT_KEY_ENV)
+        if not inherited:
+            raise Stop(CONFIG_ERROR, "a column is pseudonymized: give --key FILE (written by keygen)")
+        if key_status(inherited) != "ok":
+            raise Stop(CONFIG_ERROR, f"the key in {DEFAULT_KEY_ENV} is unusable: {key_status(inherited)} "
+                                     "(keygen writes one; give it with --key FILE)")
     ws, holder = _workspace(args, key_hex)
     try:
         _load(ws, table, config)
-        if config.pseudonymized and key_hex is None and not ws.runner.env.get("KANON_PSEUDONYM_KEY"):
-            raise Stop(CONFIG_ERROR, "a column is pseudonymized: give --key FILE (written by keygen)")
+        found = findings(table, config, packs, ws)  # plan's own, before dbt starts
         outcome = _engine(lambda: ws.release(config))
         released = ws.released_table() if outcome.released else None
     finally:
@@ -386,18 +429,31 @@ def run_release(args: argparse.Namespace) -> int:
     }
     for key in ("report", "report_unique_id", "invocation_id", "what_was_done", "hints"):
         receipt["release"].pop(key, None)  # the working folder's names, and English text the receipt says its own way
+    levels = ({c["name"]: c.get("level") for c in receipt["release"].get("columns") or [] if "level" in c}
+              if released is not None else None)
+    receipt["findings"] = after_release(found, config, levels)
+    ja = args.lang == "ja"
+    for line in report.finding_lines(receipt["findings"], args.lang, observations=False):
+        print("kanon records: " + ("警告: " if ja else "warning: ") + line, file=sys.stderr)
+    leaks, proxied = _in_release(receipt["findings"])
     code = REFUSED
     if released is not None:
         data = render_table(released, out_format, seed=config.shuffle_seed.encode("utf-8"))
         counted = recount(parse_table(data, out_format, name=output.name if output else "output"), config)
         receipt["file_recount"] = counted
-        if counted["ok"]:
+        if not counted["ok"]:
+            receipt["status"] = "REFUSED"
+        elif args.refuse_on_findings and (leaks or proxied):
+            receipt["status"] = "REFUSED"
+            reason = (f"--refuse-on-findings: {leaks}件の漏えい、{proxied}件の代理変数が出力に含まれます" if ja else
+                      f"--refuse-on-findings: {leaks} leak(s) and {proxied} prox(ies) in what would be published")
+            receipt["refused"] = {"check": "findings", "reason": reason}
+            print("kanon records: " + ("公開を拒否しました: " if ja else "refused: ") + reason, file=sys.stderr)
+        else:
             code = OK
             receipt["output"].update(rows=counted["rows"], sha256=_sha256(data), written=not args.dry_run)
             if output is not None and not args.dry_run:
                 _write(output, data)
-        else:
-            receipt["status"] = "REFUSED"
     receipt["summary"] = report.done_sentence(receipt, args.lang)
     receipt["exit_code"] = code
     if args.report_json:
@@ -462,7 +518,7 @@ def add_parsers(subparsers: Any) -> None:
     plan.add_argument("--format", choices=("text", "json"), default="text")
     plan.set_defaults(func=run_plan)
     run = subparsers.add_parser("run", help="release: generalize, suppress, recount, write the file and the receipt")
-    _common(run, packs=False)
+    _common(run, packs=True)
     run.add_argument("-c", "--config", required=True, help="the configuration (JSON)")
     run.add_argument("-o", "--output", help="the released file (its extension or --out-format gives the format)")
     run.add_argument("--out-format", choices=("csv", "json", "xml"))
@@ -470,6 +526,9 @@ def add_parsers(subparsers: Any) -> None:
     run.add_argument("--report-text", help="write the receipt as text here (it is also printed)")
     run.add_argument("--key", help="the pseudonym key file (keygen), for identifiers with pseudonym: true")
     run.add_argument("--dry-run", action="store_true", help="release into the working folder only: write no file")
+    run.add_argument("--refuse-on-findings", action="store_true",
+                     help="refuse (exit 3, nothing written) when a leak or a proxy plan would report is in what "
+                          "the file would publish (by default they are warnings)")
     run.set_defaults(func=run_release)
     keygen = subparsers.add_parser("keygen", help="write a random pseudonym key (mode 600)")
     keygen.add_argument("-o", "--output", required=True, help="the key file to create")

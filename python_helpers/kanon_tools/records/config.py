@@ -36,6 +36,17 @@ someone). A column is a role name or an object with `role` and, as the role allo
   evidence, suggestions, note   what inspect wrote: shown back, never used
 
 A misfit raises `ConfigError` (exit 2) naming the column and the key, never a value of the data.
+
+Everything kanon's macros would refuse about a configuration (and the file's header) is checked
+here, before the warehouse starts, so that a mistake costs no dbt run: k a whole number from 2 to
+2147483647, l from 2, max_suppression a share; column names not blank, not differing only in
+letter case (DuckDB would rename one), not starting with _k_ or _kanon_ (kanon's own); bins lists
+of finite numbers, each strictly increasing and keeping only edges of the one before; date levels
+known, each once, finest first; prefix lengths positive and decreasing; a hierarchy rectangular,
+with non-blank labels, one root, each leaf in one row, each label one parent at the level above,
+and a label at two levels only when it stands for the same leaves at both (`65+, 65+, *` is fine;
+a leaf `10100` under `10101` while the leaf `10101` is under `10100` is refused); the privacy
+unit a declared identifier or dropped column.
 """
 
 from __future__ import annotations
@@ -65,6 +76,8 @@ INFORMATIONAL_KEYS: tuple[str, ...] = ("evidence", "suggestions", "note")
 TOP_KEYS: tuple[str, ...] = ("version", "k", "l", "diversity", "max_suppression", "suppression_unit", "privacy_unit",
                              "loss", "missing_value_policy", "shuffle_seed", "columns", "note")
 DEFAULT_K = 5
+MAX_K = 2147483647  # the audit trail records k as an integer
+RESERVED_PREFIXES: tuple[str, ...] = ("_k_", "_kanon_")  # kanon's own column names
 DEFAULT_MAX_SUPPRESSION = 0.05
 ROOT_LABEL = "*"
 
@@ -135,10 +148,16 @@ def parse_config(raw: Any, file_columns: Sequence[str], *, base: Path, name: str
         raise ConfigError(f"{name}: unknown key(s) {', '.join(map(repr, unknown))}; expected {', '.join(TOP_KEYS)}")
     if raw.get("version", VERSION) != VERSION:
         raise ConfigError(f"{name}: version must be {VERSION}")
-    k = _whole(raw.get("k", DEFAULT_K), f"{name}: k", minimum=1)
+    try:
+        check_header(file_columns)
+    except ConfigError as error:
+        raise ConfigError(f"{name}: {error}") from None
+    k = _whole(raw.get("k", DEFAULT_K), f"{name}: k", minimum=2)
+    if k > MAX_K:
+        raise ConfigError(f"{name}: k must be at most {MAX_K} (the audit trail records it as an integer)")
     l_value = raw.get("l")
     if l_value is not None:
-        l_value = _whole(l_value, f"{name}: l", minimum=1)
+        l_value = _whole(l_value, f"{name}: l", minimum=2)
     share = raw.get("max_suppression", 0)
     if isinstance(share, bool) or not isinstance(share, int | float) or not 0 <= share < 1 or math.isnan(share):
         raise ConfigError(f"{name}: max_suppression must be a share from 0 up to (not including) 1")
@@ -173,6 +192,23 @@ def parse_config(raw: Any, file_columns: Sequence[str], *, base: Path, name: str
         raise ConfigError(f"{name}: l is set but no column is sensitive")
     return Config(k=k, columns=columns, l=l_value, max_suppression=float(share), privacy_unit=unit,
                   shuffle_seed=seed, **settings)
+
+
+def check_header(columns: Sequence[str]) -> None:
+    """The file's column names as kanon can take them: none blank, none differing from another
+    only in letter case (DuckDB would rename one, and kanon matches names regardless of case), none
+    starting with _k_ or _kanon_ (kanon's own). Raises ConfigError naming the column."""
+    seen: dict[str, str] = {}
+    for position, column in enumerate(columns, start=1):
+        if not column.strip():
+            raise ConfigError(f"column {position} has a blank name: name every column")
+        if column.lower().startswith(RESERVED_PREFIXES):
+            raise ConfigError(f"column {column!r}: names starting with _k_ or _kanon_ are kanon's own; rename the "
+                              "column")
+        other = seen.setdefault(column.casefold(), column)
+        if other != column:
+            raise ConfigError(f"columns {other!r} and {column!r} differ only in letter case, which the warehouse "
+                              "does not tell apart; rename one")
 
 
 def _whole(value: Any, what: str, *, minimum: int) -> int:
@@ -224,14 +260,22 @@ def _column(column: str, spec: Any, base: Path, name: str) -> Column:
     if key == "bins":
         if kind not in ("integer", "number"):
             raise ConfigError(f"{where}: bins cut numbers: give the column type integer or number")
-        if not isinstance(value, list) or not value:
-            raise ConfigError(f"{where}: bins must be a non-empty list of edge lists, finest first")
-        return _replace(out, bins=tuple(tuple(_numbers(edges, f"{where}: bins", whole=False)) for edges in value))
+        if not isinstance(value, list) or not value or not all(isinstance(edges, list) for edges in value):
+            raise ConfigError(f"{where}: bins must be a non-empty list of edge lists, finest first, "
+                              "e.g. [[0, 20, 40, 65], [0, 40]]")
+        lists = [_numbers(edges, f"{where}: bins", whole=False) for edges in value]
+        for number, edges in enumerate(lists, start=1):
+            if any(a >= b for a, b in itertools.pairwise(edges)):
+                raise ConfigError(f"{where}: bins list {number} must be strictly increasing")
+            if number > 1 and not set(edges) <= set(lists[number - 2]):
+                raise ConfigError(f"{where}: bins list {number} keeps edge(s) not in list {number - 1}: each coarser "
+                                  "list keeps only edges of the one before, so that its bins merge whole bins")
+        return _replace(out, bins=tuple(tuple(edges) for edges in lists))
     if key == "date":
         if kind != "date":
             raise ConfigError(f"{where}: date generalizes dates: give the column type date")
         if (not isinstance(value, list) or not value or any(v not in DATE_LEVELS for v in value)
-                or len(set(value)) != len(value)):
+                or any(DATE_LEVELS.index(a) >= DATE_LEVELS.index(b) for a, b in itertools.pairwise(value))):
             raise ConfigError(f"{where}: date must list levels among {', '.join(DATE_LEVELS)}, each once, finest first")
         return _replace(out, date=tuple(value))
     return _replace(out, hierarchy=_hierarchy(value, base, where))
@@ -243,8 +287,9 @@ def _replace(column: Column, **changes: Any) -> Column:
 
 def _numbers(value: Any, what: str, *, whole: bool) -> list[float]:
     if not isinstance(value, list) or not value or any(
-            isinstance(v, bool) or not isinstance(v, int if whole else int | float) for v in value):
-        raise ConfigError(f"{what} must be a non-empty list of {'whole ' if whole else ''}numbers")
+            isinstance(v, bool) or not isinstance(v, int if whole else int | float)
+            or (isinstance(v, float) and not math.isfinite(v)) for v in value):
+        raise ConfigError(f"{what} must be a non-empty list of {'whole' if whole else 'finite'} numbers")
     return list(value)
 
 
@@ -264,17 +309,47 @@ def _hierarchy(value: Any, base: Path, where: str) -> tuple[tuple[str, ...], ...
         rows = value["rows"]
     else:
         raise ConfigError(f"{where}: hierarchy must be " + '{"rows": [[leaf, ..., root], ...]} or {"file": "h.csv"}')
-    if not rows or any(not isinstance(r, list) or len(r) < 2 or any(not isinstance(v, str) or not v for v in r)
-                       for r in rows):
+    if not rows or any(not isinstance(r, list) or len(r) < 2 or any(not isinstance(v, str) or not v.strip()
+                                                                     for v in r) for r in rows):
         raise ConfigError(f"{where}: every hierarchy row needs a leaf and at least one level above it, "
-                          "as non-empty strings")
+                          "as non-blank strings")
     if len({len(r) for r in rows}) != 1:
         raise ConfigError(f"{where}: every hierarchy row must have the same number of levels")
-    if len({r[-1] for r in rows}) != 1:
-        raise ConfigError(f"{where}: a hierarchy has one root (the last level holds one value)")
-    if len({r[0] for r in rows}) != len(rows):
-        raise ConfigError(f"{where}: a leaf appears in more than one hierarchy row")
+    problem = hierarchy_problem([tuple(r) for r in rows])
+    if problem:
+        raise ConfigError(f"{where}: {problem}")
     return tuple(tuple(r) for r in rows)
+
+
+def hierarchy_problem(rows: Sequence[Sequence[str]]) -> str | None:
+    """What makes rectangular rows (leaf first, root last, non-blank labels) no hierarchy kanon
+    publishes faithfully, or None: more than one root, a leaf in two rows, a label with two parents
+    at the level above, or a label at two levels standing for different leaves there (a reader
+    would take one for the other: `65+, 65+, *` is fine, a leaf `10100` under `10101` while the leaf
+    `10101` is under `10100` is not). Counts only, never a label: leaves are values of the data."""
+    if len({r[-1] for r in rows}) != 1:
+        return "a hierarchy has one root (the last level holds one value)"
+    if len({r[0] for r in rows}) != len(rows):
+        return "a leaf appears in more than one hierarchy row"
+    depth = len(rows[0])
+    two_parents = 0
+    for level in range(depth - 1):
+        parents: dict[str, set[str]] = {}
+        for row in rows:
+            parents.setdefault(row[level], set()).add(row[level + 1])
+        two_parents += sum(1 for found in parents.values() if len(found) > 1)
+    if two_parents:
+        return (f"{two_parents} hierarchy label(s) have more than one parent at the level above "
+                "(the rows must form a tree)")
+    leaves: dict[str, dict[int, set[str]]] = {}  # label -> level -> the leaves it stands for there
+    for row in rows:
+        for level, label in enumerate(row):
+            leaves.setdefault(label, {}).setdefault(level, set()).add(row[0])
+    differing = sum(1 for at in leaves.values() if len({frozenset(s) for s in at.values()}) > 1)
+    if differing:
+        return (f"{differing} hierarchy label(s) stand for different leaves at different levels; a label may "
+                "repeat across levels only for the same leaves (like 65+ then 65+)")
+    return None
 
 
 def prefix_rows(values: Sequence[str | None], lengths: Sequence[int]) -> tuple[tuple[str, ...], ...]:

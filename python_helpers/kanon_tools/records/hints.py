@@ -33,16 +33,20 @@ A pack is one UTF-8 JSON object (a leading BOM is accepted)::
     Named hierarchies in kanon's format: each a non-empty list of rows, one per leaf, the leaf
     first and the root last. Every row has the same length (at least 2), every level holds
     non-empty strings, the last level holds a single value (one root), a leaf appears in one row
-    only, and a value of one level has one parent in the next (the rows form a tree).
+    only, a value of one level has one parent in the next (the rows form a tree), and a label at
+    two levels stands for the same leaves at both (``65+``, ``65+``, ``*``), as a configuration's.
 
 Rule kinds (keys other than those listed are refused):
 
-``"suggest"``: ``id``, ``kind``, ``names``, ``shape``, ``values_in``, ``min_share``, ``role``,
-``generalizer``, ``why``::
+``"suggest"``: ``id``, ``kind``, ``names``, ``shape``, ``values_in``, ``range``, ``min_share``,
+``role``, ``generalizer``, ``why``::
 
     {"id": "jp.postal_code", "kind": "suggest", "names": ["郵便番号", "postal", "zip", "〒"],
      "shape": "'〒'? digit{3} '-'? digit{4}", "min_share": 0.9, "role": "quasi_identifier",
      "generalizer": {"type": "prefix", "lengths": [3, 1]}, "why": {"en": "...", "ja": "..."}}
+
+    {"id": "jp.age", "kind": "suggest", "names": ["年齢", "age"], "shape": "digit{1,3}",
+     "range": [0, 120], "min_share": 0.95, "role": "quasi_identifier", ...}
 
     At least one of three tests, and the column matches when **any** of them does:
 
@@ -60,9 +64,18 @@ Rule kinds (keys other than those listed are refused):
       one non-null value and the share of non-null values (NFKC-normalized) that are leaves of the
       hierarchy (NFKC-normalized) is at least ``min_share``.
 
-    ``min_share`` is a number in (0, 1], default 0.9. ``role`` is required: identifier,
-    quasi_identifier, sensitive, keep or drop. ``generalizer`` is optional and only for role
-    quasi_identifier.
+    ``range`` (optional) is ``[low, high]``, two numbers with low <= high: the plausible values
+    of what the rule names (ages from 0 to 120), since a shape cannot tell an age from any short
+    number (an income in 万円, a count). It is a condition on every match, by name or by values:
+    over the column's non-null values that read as a number after NFKC (an optional sign, digits,
+    an optional decimal part: ``42``, ``４２``, ``-1.5``; ``42歳`` is none), the share within
+    [low, high] must be at least ``min_share``. A column with no such value passes (a name like
+    年齢 over values like ``42歳`` still matches); a column named ``age_days`` holding numbers
+    up to 1000 does not.
+
+    ``min_share`` is a number in (0, 1], default 0.9 (for the shape, the values and the range).
+    ``role`` is required: identifier, quasi_identifier, sensitive, keep or drop. ``generalizer``
+    is optional and only for role quasi_identifier.
 
 ``"leak"``: ``id``, ``kind``, ``detector``, ``why``. Turns on one detector of
 `kanon_tools.records.identifiers` (my_number, card, phone, email), run on every column's values.
@@ -115,6 +128,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from kanon_tools.records.config import hierarchy_problem
 from kanon_tools.records.identifiers import KINDS, scan_values
 from kanon_tools.records.shapes import Shape, ShapeError, parse_shape
 
@@ -133,7 +147,7 @@ _PACK_KEYS = frozenset({"pack", "version", "rules", "hierarchies"})
 _RULE_KEYS: Mapping[str, frozenset[str]] = MappingProxyType(
     {
         "suggest": frozenset(
-            {"id", "kind", "names", "shape", "values_in", "min_share", "role", "generalizer", "why"}
+            {"id", "kind", "names", "shape", "values_in", "range", "min_share", "role", "generalizer", "why"}
         ),
         "leak": frozenset({"id", "kind", "detector", "why"}),
         "observe": frozenset({"id", "kind", "check", "why"}),
@@ -167,6 +181,7 @@ class SuggestRule:
     generalizer: dict[str, Any] | None
     why: dict[str, str]
     kind: str = "suggest"
+    range: tuple[float, float] | None = None
 
 
 @dataclass(frozen=True)
@@ -215,13 +230,15 @@ class Evidence:
     `name_matched`: one of the rule's names is in the column's name. `shape_share` and
     `values_share`: the share of non-null values that fit the rule's shape, or are leaves of its
     hierarchy; None when the rule has no such test or the column has no non-null value.
-    `checked`: the non-null values looked at.
+    `checked`: the non-null values looked at. `range_share`: of the non-null values that read as
+    numbers, the share within the rule's range; None when it has none or no value is a number.
     """
 
     name_matched: bool
     shape_share: float | None
     values_share: float | None
     checked: int
+    range_share: float | None = None
 
 
 @dataclass(frozen=True)
@@ -360,6 +377,9 @@ def _hierarchy(where: _Where, rows: Any) -> tuple[tuple[str, ...], ...]:
                     f"rows {known[1]} and {index} give the same level-{level} value different parents"
                     " (the rows must form a tree)"
                 )
+    problem = hierarchy_problem(parsed)  # what is left: a label standing for different leaves at two levels
+    if problem:
+        raise where.error(problem)
     return tuple(parsed)
 
 
@@ -460,6 +480,13 @@ def _rule(source: str, index: int, raw: Any, hierarchies: Mapping[str, tuple[tup
             raise where.error(f"'values_in' {values_in!r} is not a hierarchy of this pack"
                               f" (hierarchies: {', '.join(hierarchies) or 'none'})")
         leaves = frozenset(_nfkc(row[0]) for row in hierarchies[values_in])
+    plausible: tuple[float, float] | None = None
+    if "range" in raw:
+        given = raw["range"]
+        if (not isinstance(given, list) or len(given) != 2 or not all(_is_number(v) for v in given)
+                or given[0] > given[1]):
+            raise where.error(f"'range' must be [low, high], two numbers with low <= high; got {given!r}")
+        plausible = (float(given[0]), float(given[1]))
     min_share = raw.get("min_share", DEFAULT_MIN_SHARE)
     if not _is_number(min_share) or not 0 < min_share <= 1:
         raise where.error(f"'min_share' must be a number in (0, 1]; got {min_share!r}")
@@ -471,7 +498,8 @@ def _rule(source: str, index: int, raw: Any, hierarchies: Mapping[str, tuple[tup
         if role != "quasi_identifier":
             raise where.error(f"a generalizer is for role 'quasi_identifier', not {role!r}")
         generalizer = _generalizer(where, raw["generalizer"], hierarchies)
-    return SuggestRule(rule_id, names, shape, values_in, leaves, float(min_share), role, generalizer, why)
+    return SuggestRule(rule_id, names, shape, values_in, leaves, float(min_share), role, generalizer, why,
+                       range=plausible)
 
 
 def parse_pack(data: Any, source: str, *, builtin: bool = False) -> Pack:
@@ -581,10 +609,19 @@ def _share(values: Sequence[str], test: Any) -> float | None:
     return sum(1 for v in values if test(v)) / len(values)
 
 
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
+
+
+def _numbers(values: Sequence[str]) -> list[float]:
+    """The values (NFKC-normalized already) that read as a decimal number, as numbers."""
+    return [float(v) for v in values if _NUMBER.fullmatch(v)]
+
+
 def suggest_column(name: str, values: Sequence[str | None], packs: Sequence[Pack]) -> tuple[Suggestion, ...]:
     """Every suggest rule of `packs` that matches the column, in pack order then rule order."""
     folded = _fold(name)
     present = [_nfkc(v) for v in values if v is not None]
+    numbers: list[float] | None = None
     found: list[Suggestion] = []
     for pack in packs:
         for rule in pack.rules:
@@ -594,13 +631,19 @@ def suggest_column(name: str, values: Sequence[str | None], packs: Sequence[Pack
             shape = rule.shape
             shape_share = _share(present, shape.fullmatch) if shape is not None else None
             values_share = _share(present, rule.leaves.__contains__) if rule.values_in is not None else None
-            if (name_matched or (shape_share is not None and shape_share >= rule.min_share)
-                    or (values_share is not None and values_share >= rule.min_share)):
+            range_share = None
+            if rule.range is not None:
+                numbers = _numbers(present) if numbers is None else numbers
+                low, high = rule.range
+                range_share = sum(1 for n in numbers if low <= n <= high) / len(numbers) if numbers else None
+            plausible = range_share is None or range_share >= rule.min_share
+            if plausible and (name_matched or (shape_share is not None and shape_share >= rule.min_share)
+                              or (values_share is not None and values_share >= rule.min_share)):
                 found.append(Suggestion(
                     rule_id=rule.id,
                     role=rule.role,
                     generalizer=copy.deepcopy(rule.generalizer),
-                    evidence=Evidence(name_matched, shape_share, values_share, len(present)),
+                    evidence=Evidence(name_matched, shape_share, values_share, len(present), range_share),
                     why=dict(rule.why),
                 ))
     return tuple(found)

@@ -2,8 +2,9 @@
 
 It is built from counts only: the release's record receipt (`kanon_tools.receipt.records_receipt`,
 read from the audit trail of the run), the plan's level-0 risk profile (before), the recount of
-the finished file (after), and the files' names and SHA-256 digests. Column names appear; no
-value of any record does, and the tests scan every receipt for every input cell.
+the finished file (after), the findings plan also shows (leaks, proxies, observations: whether
+each is still in the released file), and the files' names and SHA-256 digests. Column names
+appear; no value of any record does, and the tests scan every receipt for every input cell.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Mapping
 from typing import Any
+
+from kanon_tools.receipt import at_root, records_level_text
 
 LANGUAGES: tuple[str, ...] = ("en", "ja")
 REASONS: tuple[str, ...] = ("too_small", "not_diverse", "missing_value")
@@ -31,13 +34,17 @@ LABELS = {
            "status": "status", "done": "what was done", "privacy": "privacy", "budget": "budget", "columns": "columns",
            "loss": "loss", "lattice": "lattice", "records": "records", "classes": "classes", "before": "risk before",
            "after": "risk after", "recount": "file recount", "hints": "hints", "warnings": "warnings",
-           "refused": "refused"},
+           "refused": "refused", "findings": "findings"},
     "ja": {"title": "kanon レコード公開の記録", "input": "入力", "output": "出力", "config": "設定", "status": "状態",
            "done": "実施内容", "privacy": "保護水準", "budget": "抑制の上限", "columns": "列", "loss": "情報損失",
            "lattice": "探索", "records": "レコード", "classes": "同値クラス", "before": "処理前のリスク",
            "after": "処理後のリスク", "recount": "出力の再集計", "hints": "ヒント", "warnings": "警告",
-           "refused": "公開拒否"},
+           "refused": "公開拒否", "findings": "検出事項"},
 }
+DETECTOR_NAMES = {"en": {"my_number": "a My Number", "card": "a card number", "phone": "a phone number",
+                         "email": "an e-mail address"},
+                  "ja": {"my_number": "マイナンバー", "card": "カード番号", "phone": "電話番号",
+                         "email": "メールアドレス"}}
 
 
 UNIT_NAMES = {"en": {"records": "records", "people": "people"}, "ja": {"records": "レコード", "people": "人"}}
@@ -54,15 +61,35 @@ def _n(value: Any) -> str:
     return "-" if value is None else str(value)
 
 
+def level_words(column: Mapping[str, Any], lang: str) -> str:
+    """How a quasi-identifier is published at its level (`kanon_tools.receipt.records_level_text`
+    in English): as recorded at level 0, one value for every record at its root."""
+    if lang != "ja":
+        return records_level_text(column)
+    level, depth, generalizer = column.get("level"), column.get("depth"), column.get("generalizer")
+    if level == 0:
+        return f"元の値のまま（レベル0/{_n(depth)}）"
+    if at_root(column):
+        where = f"（レベル{level}/{depth}）"
+        if generalizer == "suppression":
+            return "すべて「*」で伏せて公開" + where
+        if generalizer == "hierarchy":
+            return "すべて階層の最上位に一般化" + where
+        return "すべて「*」に一般化" + where
+    return f"{generalizer} レベル{_n(level)}/{_n(depth)}"
+
+
 def done_sentence(receipt: Mapping[str, Any], lang: str) -> str:
     """What was done, in one sentence, from the receipt's counts (not from its English text)."""
     release = receipt.get("release") or {}
     records = release.get("records") or {}
     suppressed = (records.get("suppressed") or {}).get("total")
     k, l_value = release.get("k"), release.get("l")
-    steps = [(c["name"], c.get("level"), c.get("depth")) for c in release.get("columns") or [] if c.get("level")]
+    moved = [c for c in release.get("columns") or [] if c.get("level")]
+    hidden = [c["name"] for c in moved if at_root(c) and c.get("generalizer") == "suppression"]
+    steps = [c for c in moved if c["name"] not in hidden]
     if receipt.get("status") != "RELEASED":
-        refused = release.get("refused") or {}
+        refused = receipt.get("refused") or release.get("refused") or {}
         why = refused.get("reason") or refused.get("check") or ""
         if lang == "ja":
             return "公開を拒否しました。何も書き出していません" + (f"（{why}）。" if why else "。")
@@ -73,17 +100,56 @@ def done_sentence(receipt: Mapping[str, Any], lang: str) -> str:
         text += f"・機微属性が{l_value}種類以上" if l_value is not None else ""
         text += "となるよう"
         if steps:
-            text += "、" + "、".join(f"{name}をレベル{level}/{depth}まで" for name, level, depth in steps)
+            text += "、" + "、".join(f"{c['name']}を最上位（レベル{c['level']}/{c['depth']}）まで" if at_root(c)
+                                    else f"{c['name']}をレベル{c['level']}/{c['depth']}まで" for c in steps)
             text += "一般化して"
+        if hidden:
+            text += "、" + "、".join(f"{name}をすべて「*」で伏せて" for name in hidden)
         text += "公開しました" if written else "公開できることを確認しました（--dry-run: 書き出していません）"
         return text + f"。抑制{_n(suppressed)}件。"
     text = ("Released " if written else "Would release (dry run, nothing written) ")
     text += f"{_n(records.get('out'))} of {_n(records.get('in'))} records in classes of at least {k} people"
     text += f", each {l_value}-diverse" if l_value is not None else ""
     if steps:
-        text += ", after generalizing " + ", ".join(f"{name} to level {level} of {depth}"
-                                                    for name, level, depth in steps)
+        text += ", after generalizing " + ", ".join(
+            f"{c['name']} to its root (level {c['level']} of {c['depth']})" if at_root(c)
+            else f"{c['name']} to level {c['level']} of {c['depth']}" for c in steps)
+    if hidden:
+        text += (" and" if steps else ",") + " suppressing " + ", ".join(hidden) + " (* for every record)"
     return text + f"; {_n(suppressed)} suppressed."
+
+
+def finding_lines(found: Mapping[str, Any], lang: str, *, observations: bool = True) -> list[str]:
+    """plan's findings (and run's, with whether each is in the released file: `in_release`), one
+    line each: column names, detectors and counts, never a value."""
+    ja = lang == "ja"
+    lines = []
+    for leak in found.get("leaks") or []:
+        kind = DETECTOR_NAMES.get(lang, {}).get(leak["detector"], leak["detector"])
+        line = f"{leak['column']}: " + (
+            f"{kind}の形の値が{leak['count']}件（{leak['checked']}件を検査）" if ja else
+            f"{leak['count']} value(s) hold {kind} ({leak['checked']} checked, {leak['skipped']} empty)")
+        if "in_release" in leak:
+            kept = "。出力に含まれます" if ja else ": in the released file, as recorded"
+            generalized = ("。一般化され、出力には含まれません" if ja
+                           else ": not in the released file (the column is generalized)")
+            line += kept if leak["in_release"] else generalized
+        lines.append(line)
+    for p in found.get("proxies") or []:
+        line = (f"{p['source']}が{p['target']}をほぼ決めます（{p['support']}件中の例外{p['violations']}件）" if ja else
+                f"{p['source']} nearly determines {p['target']} ({p['violations']} of {p['support']} rows off, "
+                f"{p['groups']} values): publishing one gives the other away")
+        if "in_release" in p:
+            line += ("。出力に含まれます" if ja else "; in the released file") if p["in_release"] else (
+                f"。{p['source']}は元の値のまま公開されるため、影響はありません" if ja else
+                f"; no risk in the released file ({p['source']} is published as recorded)")
+        lines.append(line)
+    for o in (found.get("observations") or []) if observations else []:
+        share = f"{o['count']}/{o['of']}件" if ja else f"{o['count']} of {o['of']}"
+        lines.append(f"{o['column']}: {o['check']} {share}")
+    if not found.get("leak_checks"):
+        lines.append("漏えい検査なし（ヒントパックなし）" if ja else "no leak checks: no hint pack turns them on")
+    return lines
 
 
 def render(receipt: Mapping[str, Any], lang: str) -> str:
@@ -107,7 +173,7 @@ def render(receipt: Mapping[str, Any], lang: str) -> str:
     add("status", str(receipt.get("status")))
     add("done", done_sentence(receipt, lang))
     release = receipt.get("release") or {}
-    refused = release.get("refused")
+    refused = receipt.get("refused") or release.get("refused")
     if refused:
         add("refused", f"{_n(refused.get('check'))}: {_n(refused.get('reason'))}")
     privacy = f"k={_n(release.get('k'))}"
@@ -127,9 +193,7 @@ def render(receipt: Mapping[str, Any], lang: str) -> str:
     for index, column in enumerate(release.get("columns") or []):
         text = f"{column['name']}: {roles.get(column.get('role') or '', column.get('role'))}"
         if "level" in column:
-            text += (f"、{column.get('generalizer')} レベル{_n(column.get('level'))}/{_n(column.get('depth'))}" if ja
-                     else f", {column.get('generalizer')} at level {_n(column.get('level'))} "
-                          f"of {_n(column.get('depth'))}")
+            text += ("、" if ja else ", ") + level_words(column, lang)
         if column.get("pseudonym"):
             text += "、仮名化（鍵付きハッシュ）" if ja else ", pseudonymized (keyed hash)"
         add("columns" if index == 0 else "", text)
@@ -173,4 +237,7 @@ def render(receipt: Mapping[str, Any], lang: str) -> str:
                  f"suppressed record{'' if rescue['records'] == 1 else 's'}")
     for index, warning in enumerate(receipt.get("warnings") or []):
         add("warnings" if index == 0 else "", str(warning))
+    if receipt.get("findings") is not None:
+        for index, line in enumerate(finding_lines(receipt["findings"], lang) or ["-"]):
+            add("findings" if index == 0 else "", line)
     return "\n".join(lines) + "\n"

@@ -1,0 +1,4 @@
+{#- What audit_fates_root does to every finest cell, from the events (one row per finest cell). -#}
+{{ config(materialized='table') }}
+
+{{ kanon.release_decisions(k=3, **audit_fates_arguments('root')) }}
