@@ -6,7 +6,8 @@ groups) and failing cases pinned with error_if/warn_if "!=N" (they pass exactly 
 N). One `dbt build` per warehouse runs them all; the tests below read run_results.json.
 
 A second build, on a copy of the integration project, applies the tests the ordinary way (no
-pins) to a hierarchy whose leaf has two parents, and expects `dbt build` to fail, naming it.
+pins) to a hierarchy whose leaf has two parents and to one whose labels collide across levels,
+and expects `dbt build` to fail, naming each.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ COLUMNS: dict[str, list[str]] = {
     "hierarchy_single_root": ["n_roots"],
     "hierarchy_no_blank_labels": ["level", "n_blank"],
     "hierarchy_covers": ["value", "n_rows"],
+    "hierarchy_levels_unambiguous": ["label", "n_levels", "n_leaves"],
 }
 
 # kanon test -> {dbt test name in the integration project: the offending groups kanon must return}.
@@ -53,6 +55,8 @@ EXPECTED: dict[str, dict[str, set[tuple[Any, ...]]]] = {
     "hierarchy_leaves_unique": {
         "hierarchy_leaves_unique__pass__hierarchy_good": set(),
         "hierarchy_leaves_unique__pass__hierarchy_age": set(),
+        "hierarchy_leaves_unique__pass__hierarchy_pass_through": set(),
+        "hierarchy_leaves_unique__pass__hierarchy_levels_collide": set(),
         "hierarchy_leaves_unique__pass__hierarchy_two_roots": set(),
         "hierarchy_leaves_unique__pass__hierarchy_null_label": set(),
         "hierarchy_leaves_unique__pass__hierarchy_whitespace_labels": set(),
@@ -61,6 +65,8 @@ EXPECTED: dict[str, dict[str, set[tuple[Any, ...]]]] = {
     "hierarchy_single_parent": {
         "hierarchy_single_parent__pass__hierarchy_good": set(),
         "hierarchy_single_parent__pass__hierarchy_age": set(),
+        "hierarchy_single_parent__pass__hierarchy_pass_through": set(),
+        "hierarchy_single_parent__pass__hierarchy_levels_collide": set(),
         "hierarchy_single_parent__pass__hierarchy_two_roots": set(),
         "hierarchy_single_parent__pass__hierarchy_null_label": set(),
         "hierarchy_single_parent__pass__hierarchy_whitespace_labels": set(),
@@ -72,6 +78,8 @@ EXPECTED: dict[str, dict[str, set[tuple[Any, ...]]]] = {
     "hierarchy_single_root": {
         "hierarchy_single_root__pass__hierarchy_good": set(),
         "hierarchy_single_root__pass__hierarchy_age": set(),
+        "hierarchy_single_root__pass__hierarchy_pass_through": set(),
+        "hierarchy_single_root__pass__hierarchy_levels_collide": set(),
         "hierarchy_single_root__pass__hierarchy_two_parents": set(),
         "hierarchy_single_root__pass__hierarchy_null_label": set(),
         "hierarchy_single_root__pass__hierarchy_whitespace_labels": set(),
@@ -80,6 +88,8 @@ EXPECTED: dict[str, dict[str, set[tuple[Any, ...]]]] = {
     "hierarchy_no_blank_labels": {
         "hierarchy_no_blank_labels__pass__hierarchy_good": set(),
         "hierarchy_no_blank_labels__pass__hierarchy_age": set(),
+        "hierarchy_no_blank_labels__pass__hierarchy_pass_through": set(),
+        "hierarchy_no_blank_labels__pass__hierarchy_levels_collide": set(),
         "hierarchy_no_blank_labels__pass__hierarchy_two_parents": set(),
         "hierarchy_no_blank_labels__pass__hierarchy_two_roots": set(),
         "hierarchy_no_blank_labels__fail__hierarchy_null_label": {("level_1", 1)},
@@ -96,6 +106,22 @@ EXPECTED: dict[str, dict[str, set[tuple[Any, ...]]]] = {
         },
         "hierarchy_covers__pass__hierarchy_people_age": set(),
         "hierarchy_covers__fail__hierarchy_people_age_at_first_visit": {("99", 2)},
+    },
+    "hierarchy_levels_unambiguous": {
+        "hierarchy_levels_unambiguous__pass__hierarchy_good": set(),
+        "hierarchy_levels_unambiguous__pass__hierarchy_age": set(),
+        "hierarchy_levels_unambiguous__pass__hierarchy_two_parents": set(),
+        "hierarchy_levels_unambiguous__pass__hierarchy_two_roots": set(),
+        "hierarchy_levels_unambiguous__pass__hierarchy_null_label": set(),
+        "hierarchy_levels_unambiguous__pass__hierarchy_whitespace_labels": set(),
+        # 65+ and 13-24 repeat across levels, each standing for the same leaves every time
+        "hierarchy_levels_unambiguous__pass__hierarchy_pass_through": set(),
+        # (label, levels it appears at, leaves under it at any of them)
+        "hierarchy_levels_unambiguous__fail__hierarchy_levels_collide": {
+            ("10100", 2, 2),
+            ("10101", 2, 2),
+            ("North", 2, 3),
+        },
     },
 }
 
@@ -242,42 +268,71 @@ def test_covers_compares_an_integer_column_with_a_text_hierarchy(
     assert types["hierarchy_age.level_0"] in TEXT_TYPES, types
 
 
-BROKEN_SEED = "hierarchy_branch_area"
-BROKEN_YML = f"""\
-version: 2
-seeds:
-  - name: {BROKEN_SEED}
-    description: A hierarchy whose leaf 'Zürich Road' rolls up to two parents.
-    data_tests:
-      - kanon.hierarchy_leaves_unique
-      - kanon.hierarchy_single_parent
-      - kanon.hierarchy_single_root
-      - kanon.hierarchy_no_blank_labels
-"""
+def test_levels_unambiguous_compares_labels_as_text(
+    hierarchy_build: tuple[Warehouse, DbtResult],
+) -> None:
+    """The premise of the colliding case: its leaves load as integers and its labels as text, and
+    the leaf 10100 still meets the label '10100' (the case's expected rows say so): a label is
+    what is published, text."""
+    warehouse, _ = hierarchy_build
+    rows = warehouse.query(
+        "select column_name, data_type from information_schema.columns "
+        f"where table_schema = '{warehouse.schema}' and table_name = 'hierarchy_levels_collide' "
+        "and column_name in ('level_0', 'level_1')"
+    )
+    types = {column: str(data_type).lower() for column, data_type in rows}
+    assert types["level_0"] in INTEGER_TYPES, types
+    assert types["level_1"] in TEXT_TYPES, types
 
 
-def test_leaf_with_two_parents_fails_dbt_build_naming_the_seed(
+# Invalid hierarchies given kanon's tests the ordinary way (no pins), as the README says: seed
+# name -> (the fixture it copies, the kanon tests that must fail on it with their result counts).
+BROKEN: dict[str, tuple[str, dict[str, int]]] = {
+    "hierarchy_branch_area": (
+        "hierarchy_two_parents.csv",  # the leaf Zürich Road has two parents, Südstadt too
+        {"hierarchy_leaves_unique": 1, "hierarchy_single_parent": 2},
+    ),
+    "hierarchy_area_code": (
+        "hierarchy_levels_collide.csv",  # 10100 -> 10101 and 10101 -> 10100; North at two levels
+        {"hierarchy_levels_unambiguous": 3},
+    ),
+}
+KANON_TESTS = (
+    "hierarchy_leaves_unique",
+    "hierarchy_single_parent",
+    "hierarchy_single_root",
+    "hierarchy_no_blank_labels",
+    "hierarchy_levels_unambiguous",
+)
+BROKEN_YML = "version: 2\nseeds:\n" + "".join(
+    f"  - name: {seed}\n    data_tests:\n"
+    + "".join(f"      - kanon.{test}\n" for test in KANON_TESTS)
+    for seed in BROKEN
+)
+
+
+def test_invalid_hierarchies_fail_dbt_build_naming_the_seed(
     warehouse_kind: str, make_warehouse: Any, tmp_path: Path
 ) -> None:
+    """One build of two broken hierarchies: a leaf with two parents, and labels that collide
+    across levels. Each fails exactly its tests, named with the seed, and nothing else."""
     project_dir = copy_project(INTEGRATION, tmp_path / "kanon_hierarchy_broken")
     # The copy lives outside the repository: install kanon from its absolute path.
     (project_dir / "packages.yml").write_text(f"packages:\n  - local: {ROOT}\n")
     (project_dir / "package-lock.yml").unlink(missing_ok=True)
-    # Only the broken hierarchy: other suites' fixtures are not this test's business.
+    # Only the broken hierarchies: other suites' fixtures are not this test's business.
     for folder in ("seeds", "models"):
         shutil.rmtree(project_dir / folder, ignore_errors=True)
     seeds = project_dir / "seeds" / "hierarchy"
     seeds.mkdir(parents=True)
-    shutil.copy(
-        INTEGRATION / "seeds" / "hierarchy" / "hierarchy_two_parents.csv",
-        seeds / f"{BROKEN_SEED}.csv",
-    )
-    (seeds / f"_{BROKEN_SEED}.yml").write_text(BROKEN_YML)
+    for seed, (fixture, _) in BROKEN.items():
+        shutil.copy(INTEGRATION / "seeds" / "hierarchy" / fixture, seeds / f"{seed}.csv")
+    (seeds / "_broken.yml").write_text(BROKEN_YML)
 
     warehouse = make_warehouse(warehouse_kind, "hierfail")
     _dbt_deps(project_dir, warehouse)
     project = DbtProject(project_dir, warehouse)
-    result = project.run("build", "--select", BROKEN_SEED, expect_ok=False)
+    result = project.run("build", "--select", *BROKEN, expect_ok=False)
     output = ANSI.sub("", result.output)
 
     statuses = {
@@ -285,19 +340,21 @@ def test_leaf_with_two_parents_fails_dbt_build_naming_the_seed(
         for uid, item in result.results.items()
         if uid.startswith(("seed.", "test.")) and uid.count(".") >= 2
     }
-    assert statuses.get(BROKEN_SEED) == "success", output[-4000:]
+    for seed in BROKEN:
+        assert statuses.get(seed) == "success", output[-4000:]
+    expected = {
+        f"kanon_{test}_{seed}": count
+        for seed, (_, failing) in BROKEN.items()
+        for test, count in failing.items()
+    }
     failing = sorted(name for name, status in statuses.items() if status == "fail")
-    assert [re.sub(r"_+$", "", name) for name in failing] == [
-        f"kanon_hierarchy_leaves_unique_{BROKEN_SEED}",
-        f"kanon_hierarchy_single_parent_{BROKEN_SEED}",
-    ], statuses
+    assert [re.sub(r"_+$", "", name) for name in failing] == sorted(expected), statuses
+    assert len(statuses) == len(BROKEN) * (1 + len(KANON_TESTS)), statuses
+    # dbt's summary: a block per failing test, "Failure in test <name> (<yml>)" then its count
+    blocks = {block.split()[0]: block for block in output.split("Failure in test ")[1:]}
     for name in failing:
-        assert (
-            f"Failure in test {name} (seeds/hierarchy/_{BROKEN_SEED}.yml)" in output
-        ), output[-4000:]
-    assert (
-        "Got 1 result, configured to fail if != 0" in output
-    )  # leaves_unique: Zürich Road
-    assert (
-        "Got 2 results, configured to fail if != 0" in output
-    )  # single_parent: Zürich Road, Südstadt
+        count = expected[re.sub(r"_+$", "", name)]
+        assert name in blocks, output[-4000:]
+        assert blocks[name].startswith(f"{name} (seeds/hierarchy/_broken.yml)"), blocks[name][:500]
+        got = re.search(r"Got (\d+) results?, configured to fail if != 0", blocks[name])
+        assert got and int(got.group(1)) == count, (name, blocks[name][:500])

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -277,16 +278,17 @@ REFUSALS = {
 
 
 def _each_fails_and_publishes_nothing(
-    project: DbtProject, wh: Warehouse, folder: str, switch: str, expected: dict[str, str]
+    project: DbtProject, wh: Warehouse, folder: str, switch: str, expected: Mapping[str, str | tuple[str, ...]]
 ) -> None:
-    """Runs a folder of models switched on by a var: each fails with its message, naming the
-    model, and none of them is published."""
+    """Runs a folder of models switched on by a var: each fails with its message (or every part
+    of it, given a tuple), naming the model, and none of them is published."""
     result = project.run("run", "--select", f"path:models/hardening/{folder}", "--vars", f"{{{switch}: true}}",
                          expect_ok=False)
     for model, message in expected.items():
         node = result.results[f"{PROJECT}.{model}"]
         assert node["status"] == "error", model
-        assert message in node["message"] and model in node["message"], (model, node["message"])
+        parts = (message,) if isinstance(message, str) else message
+        assert all(part in node["message"] for part in parts) and model in node["message"], (model, node["message"])
     published = wh.query(f"select table_name from information_schema.tables where table_schema = '{wh.schema}' "
                          f"and table_name in ({', '.join(repr(m) for m in expected)})")
     assert published == []
@@ -302,7 +304,7 @@ def test_refusals_record_why_and_publish_nothing(built: tuple[DbtProject, Wareho
 
 # --- 5, 6, 14, 16, 17. bad input: a compile error naming the model and the argument --------------
 
-BAD_INPUTS = {
+BAD_INPUTS: dict[str, str | tuple[str, ...]] = {
     "bad_count_rows_text": "count_rows must be true or false, got the text 'false'",
     "bad_remainder_text": "remainder must be true or false, got the text 'yes'",
     "bad_warn_missing_text": "warn_missing must be true or false, got the text 'false'",
@@ -320,6 +322,18 @@ BAD_INPUTS = {
     "bad_k_float": "k must be a whole number, got 5.0",
     "bad_hierarchy_blank": "1 row(s) with a NULL or blank label",
     "bad_hierarchy_two_parents": "1 label(s) with more than one parent",
+    # T1 -> T2 and T2 -> T1: each kind refuses it naming itself, the hierarchy and the dimension
+    **{
+        f"bad_hierarchy_collide_{kind}": (
+            f"kanon.release_{kind} in {PROJECT}.bad_hierarchy_collide_{kind}: hierarchy ",
+            """hardening_hierarchy_collide" for dimension 'title' is not a valid hierarchy (0 leaf value(s) listed """
+            "more than once, 1 distinct root(s) where exactly 1 is required, 0 row(s) with a NULL or blank label, "
+            "0 label(s) with more than one parent, 2 label(s) standing for different leaves at two levels)",
+        )
+        for kind in ("counts", "records", "table")
+    },
+    # a date's labels write its year in four digits: 12345-01-05's day would be 1234-01-05
+    "bad_records_date_far_year": "quasi-identifier 'visit_date' has 1 value(s) outside the years 1 to 9999",
     "bad_null_unit_error_table":
         "2 event(s) have a NULL privacy unit ('person'); null_unit='error' refuses the release",
     "bad_dominance_n": "dominance's n must be 1 or 2, got 3",
@@ -341,6 +355,9 @@ def test_bad_input_fails_clearly_and_publishes_nothing(built: tuple[DbtProject, 
     if wh.kind == "postgres":
         expected["bad_pid_ambiguous"] = "privacy_unit column 'Pid' is ambiguous"
     _each_fails_and_publishes_nothing(project, wh, "bad_inputs", "kanon_bad_inputs", expected)
+    # nor a staging or scratch table of one (records and tables with totals stage theirs)
+    assert wh.query("select table_name from information_schema.tables "
+                    f"where table_schema = '{wh.schema}' and table_name like 'bad%'") == []
 
 
 # --- 12. the policy fingerprint covers the whole policy --------------------------------------------

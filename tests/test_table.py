@@ -399,6 +399,30 @@ def test_a_protection_width_hides_more_and_the_audit_agrees(built: tuple[DbtProj
     assert (plan["protection"], plan["step"]) == (3, 3)
 
 
+def _readme_grid(after: str) -> dict[tuple[str, str], str]:
+    """The first Markdown table after the line `after` in the README: {(row, column): display}."""
+    lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+    start = next(at for at, line in enumerate(lines) if after in line)
+    table = []
+    for line in lines[start + 1:]:
+        if line.startswith("|"):
+            table.append([cell.strip() for cell in line.strip().strip("|").split("|")])
+        elif table:
+            break
+    header, body = table[0], table[2:]
+    return {(row[0], column): value for row in body for column, value in zip(header[1:], row[1:], strict=True)}
+
+
+def test_the_readme_shows_the_protected_pattern_as_published(built: tuple[DbtProject, Warehouse]) -> None:
+    """Issue 30, item 10: the README's protection=3 grid is the mart's, cell for cell (Tue Follows
+    is published again, not kept hidden)."""
+    _, wh = built
+    shown = {(r[0] if r[1] == 0 else "Total", r[2] if r[3] == 0 else "Total"): r[6]
+             for r in _rows(wh, "table_worked_protected")}
+    assert _readme_grid("`protection=3` the pattern becomes") == shown
+    assert shown[("Tue", "Follows")] == "5"
+
+
 # --- linked tables: day x kind, then day x branch linked to it (the same 123 people) ---
 
 # (row, column) displays of each mart: Thursday's 3 people are hidden with their day total; day x

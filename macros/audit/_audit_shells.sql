@@ -45,13 +45,18 @@
         ('rows_released', bigint), ('people_suppressed', bigint), ('suppression_rate', dbt.type_numeric()),
         ('people_in', bigint), ('events_null_unit', bigint), ('failed_check', string),
         ('release_kind', string), ('release_plan', string)]) -%}
-    {#- A release_counts release compared with the report's previous release (ADR 12): rows
-        matched by labels and levels, those changed by 1 to k-1 people, those held at the
-        previous count, and rows new or gone; NULL for other kinds and when there was no
-        previous release (appeared and disappeared). -#}
+    {#- A release compared with the report's previous one (ADR 12): rows (a record release's
+        classes) matched by labels and levels, those changed by 1 to k-1 people, those held at
+        the previous count (counts only), and rows new or gone; NULL for a hand-written release,
+        and appeared and disappeared when there was no previous release. -#}
     {%- do columns.extend([
         ('rows_compared', bigint), ('rows_changed_small', bigint), ('rows_held', bigint),
         ('rows_appeared', bigint), ('rows_disappeared', bigint)]) -%}
+    {#- The rows the release read (events with a person, records, or a hand-written model's own
+        rows), compared by the gate with the previous release's (checks input_empty,
+        input_shrink); and a record release's pseudonym key fingerprint (a keyed hash of a
+        constant, never the key), compared with the previous release's. -#}
+    {%- do columns.extend([('input_rows', bigint), ('key_fingerprint', string)]) -%}
   {%- else -%}
     {{ exceptions.raise_compiler_error("kanon: no audit table '" ~ which ~ "'") }}
   {%- endif -%}

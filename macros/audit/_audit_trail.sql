@@ -429,13 +429,17 @@
     on-run-end hooks, so a host hook granting every table of every schema it built (`grant select
     on all tables in schema ...`), or any grant made on the trail during the invocation, is
     revoked here, at once, and said (Postgres; DuckDB has no roles). One query when there is
-    nothing to revoke. Renders no SQL. -#}
-{% macro _audit_trail_on_run_end() %}
+    nothing to revoke. First, a release refused before its gate ran (its model failed to
+    compile) is put on the trail (_audit_record_unrecorded_refusals). Renders no SQL. -#}
+{% macro _audit_trail_on_run_end(results=none) %}
   {%- if not execute -%}{{ return('') }}{%- endif -%}
   {%- set tables = kanon._audit_trail_tables() -%}
   {%- if tables -%}
     {%- set relations = tables | map(attribute=0) | list -%}
     {%- set state = kanon._audit_trail_state(relations) -%}
+    {%- if not state.missing and not state.not_tables -%}
+      {%- do kanon._audit_record_unrecorded_refusals(kanon._audit_relation('kanon_audit_releases'), results) -%}
+    {%- endif -%}
     {%- if state.foreign -%}
       {{ log("kanon: WARNING: on-run-end: revoked from the private audit trail: "
           ~ kanon._audit_trail_describe_grants(state.foreign), info=true) }}
@@ -448,4 +452,40 @@
     {%- endif -%}
   {%- endif -%}
   {{ return('') }}
+{% endmacro %}
+
+{#- A k_anonymous model of this `dbt run` or `dbt build` that ended in an error before its gate
+    recorded anything (a release macro refused its arguments when the model compiled, the
+    materialization refused the model before its checks, or the warehouse failed) is an attempted
+    release too: one REFUSED row each, failed_check 'compile' (refused while compiling) or 'error'
+    (anything else), written here since a compile error stops the model before its
+    materialization runs. The reason is kanon's own message (names and counts), else a general
+    line: a warehouse's error can quote a value of the data. Skipped models were not attempted.
+    Not recorded: a project that does not parse, and an invocation killed before its hooks. -#}
+{% macro _audit_record_unrecorded_refusals(audit_releases, results) %}
+  {%- if results is none or flags.WHICH not in ['run', 'build'] -%}{{ return('') }}{%- endif -%}
+  {%- set inserts = [] -%}
+  {%- for result in results if result.status == 'error' and result.node.resource_type == 'model'
+        and result.node.config.materialized == 'k_anonymous' -%}
+    {%- set node = result.node -%}
+    {%- set lines = [] -%}
+    {%- for line in (result.message or '').split('\n') if line | trim and not (line | trim).startswith('>') -%}
+      {%- do lines.append(line | trim) -%}
+    {%- endfor -%}
+    {%- set compile = lines and lines[0].startswith('Compilation Error') -%}
+    {%- set said = lines[1:] if lines and lines[0].endswith(')') and ' in model ' in lines[0] else lines -%}
+    {%- set reason = said[0] if said and said[0].startswith('kanon') else 'the model failed before the gate with an error that is not'
+        ~ " kanon's (dbt's log has it; a warehouse's message may quote data, so it is not copied here)" -%}
+    {%- set k = node.config.get('k') -%}
+    {%- do inserts.append(kanon._audit_insert_refused(audit_releases, {
+        'invocation_id': invocation_id, 'report': node.name, 'report_unique_id': node.unique_id,
+        'k': (k | int) if k is number and k is not boolean and k == (k | int) and 0 < k < 2147483648 else none,
+        'policy_fingerprint': none, 'count_column': node.config.get('count_column') if node.config.get('count_column') is string else none,
+        'release_kind': node.config.get('kanon_release_kind') or 'hand_written', 'release_plan': none},
+        'compile' if compile else 'error', reason[:2000], any_row=true)) -%}
+  {%- endfor -%}
+  {%- for insert in inserts -%}
+    {%- call statement('kanon_refused_before_the_gate', auto_begin=true) -%}{{ insert }}{%- endcall -%}
+  {%- endfor -%}
+  {%- if inserts -%}{%- do adapter.commit() -%}{%- endif -%}
 {% endmacro %}

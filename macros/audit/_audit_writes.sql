@@ -17,8 +17,8 @@
   {{ kanon._audit_clock() }},
   '{{ release.report | replace("'", "''") }}',
   '{{ release.report_unique_id | replace("'", "''") }}',
-  {{ release.k }},
-  '{{ release.policy_fingerprint }}'
+  {{ release.k if release.k is not none else 'cast(null as ' ~ dbt.type_int() ~ ')' }},
+  {{ kanon._sql_text(release.policy_fingerprint) }}
 {%- endmacro -%}
 
 {#- What a cell row says of its release: the key of the release's row in kanon_audit_releases. -#}
@@ -30,27 +30,31 @@
 {#- Guards every insert of a release on its summary row (the small table, written last in the
     same transaction): a release whose summary is recorded has all of its rows. A PENDING row
     (written before the swap where there is no transaction, ADR 10) is not a summary. -#}
-{%- macro _audit_not_yet_recorded(audit_releases, release) -%}
+{%- macro _audit_not_yet_recorded(audit_releases, release, any_row=false) -%}
   not exists (
     select 1 from {{ audit_releases }} as recorded
     where recorded.invocation_id = '{{ release.invocation_id }}'
       and recorded.report_unique_id = '{{ release.report_unique_id | replace("'", "''") }}'
+      {%- if not any_row %}
       and recorded.status <> 'PENDING'
+      {%- endif %}
   )
 {%- endmacro -%}
 
-{#- A REFUSED release: the gate's failing check and why (counts only), and the plan it was refused with. -#}
-{% macro _audit_insert_refused(audit_releases, release, check, reason) %}
-  insert into {{ audit_releases }} {{ kanon._audit_columns('releases', through='reason', also=['failed_check', 'release_kind', 'release_plan']) }}
+{#- A REFUSED release: the gate's failing check and why (counts only), and the plan it was refused
+    with. any_row: also not when a PENDING row is there (a Spark release that may have gone live). -#}
+{% macro _audit_insert_refused(audit_releases, release, check, reason, any_row=false) %}
+  insert into {{ audit_releases }} {{ kanon._audit_columns('releases', through='reason', also=['failed_check', 'release_kind', 'release_plan', 'input_rows']) }}
   select
     {{ kanon._audit_release_literals(release) }},
     {{ kanon._sql_text(release.count_column) }},
     'REFUSED',
-    '{{ reason | replace("'", "''") }}',
-    '{{ check }}',
-    '{{ release.release_kind }}',
-    {{ kanon._sql_text(release.get('release_plan')) }}
-  where {{ kanon._audit_not_yet_recorded(audit_releases, release) }}
+    {{ kanon._sql_text(reason) }},
+    {{ kanon._sql_text(check) }},
+    {{ kanon._sql_text(release.release_kind) }},
+    {{ kanon._sql_text(release.get('release_plan')) }},
+    cast({{ release.get('input_rows') if release.get('input_rows') is not none else 'null' }} as {{ dbt.type_bigint() }})
+  where {{ kanon._audit_not_yet_recorded(audit_releases, release, any_row) }}
 {% endmacro %}
 
 {#- The group rows of a release: from a long form, every row with a decision (its published
@@ -116,20 +120,34 @@
     {%- for fact in ['cells_in', 'cells_passed', 'cells_generalized', 'cells_suppressed', 'rows_published', 'people_suppressed'] %},
     cast({{ facts[fact] }} as {{ bigint }})
     {%- endfor %},
-    {%- if facts.cells_in > 0 %}
-    cast({{ facts.cells_suppressed }} as {{ dbt.type_numeric() }}) / {{ facts.cells_in }},
-    {%- else %}
-    cast(0 as {{ dbt.type_numeric() }}),
-    {%- endif %}
+    cast({{ facts.suppression_rate }} as {{ dbt.type_numeric() }}),
     cast({{ facts.people_in if facts.people_in is not none else 'null' }} as {{ bigint }}),
     cast({{ facts.events_null_unit }} as {{ bigint }}),
     cast(null as {{ dbt.type_string() }}),
     '{{ release.release_kind }}',
     {{ kanon._sql_text(facts.release_plan) }}
-    {%- for fact in ['rows_compared', 'rows_changed_small', 'rows_held', 'rows_appeared', 'rows_disappeared'] %},
+    {%- for fact in ['rows_compared', 'rows_changed_small', 'rows_held', 'rows_appeared', 'rows_disappeared', 'input_rows'] %},
     cast({{ facts[fact] if facts[fact] is not none else 'null' }} as {{ bigint }})
-    {%- endfor %}
+    {%- endfor %},
+    {{ kanon._sql_text(facts.key_fingerprint) }}
   where {{ kanon._audit_not_yet_recorded(audit_releases, release) }}
 {% endmacro %}
 
 
+
+{#- `<alias>` is the report's previous release: its last RELEASED row on the trail (by
+    released_at), this invocation's excluded. The condition of a where clause over
+    `audit_releases as <alias>`; read by the gate (input and key against the previous release)
+    and by a count release's comparison (_release_difference_ctes). -#}
+{%- macro _audit_is_previous_release(alias, audit_releases) -%}
+  {{ kanon._audit_released_before(alias) }}
+  and {{ alias }}.released_at = (
+    select max(_k_latest.released_at) from {{ audit_releases }} as _k_latest
+    where {{ kanon._audit_released_before('_k_latest') }})
+{%- endmacro -%}
+
+{#- `<alias>` is a RELEASED row of this report from another invocation. -#}
+{%- macro _audit_released_before(alias) -%}
+  {{ alias }}.report_unique_id = '{{ model.unique_id | replace("'", "''") }}' and {{ alias }}.status = 'RELEASED'
+  and {{ alias }}.invocation_id <> '{{ invocation_id }}'
+{%- endmacro -%}

@@ -7,6 +7,8 @@
 {% macro _check_release_config(k, count_column, max_suppression) %}
   {%- set who = "kanon: " ~ model.unique_id ~ " (materialized k_anonymous)" -%}
   {%- do kanon._check_k(k, who) -%}
+  {%- do kanon._check_share(config.get('max_input_shrink', 0.5), 'max_input_shrink', who) -%}
+  {%- do kanon._check_boolean(config.get('allow_empty_input', false), 'allow_empty_input', who) -%}
   {%- if count_column is not string or count_column | trim == '' -%}
     {{ exceptions.raise_compiler_error(who ~ ": count_column must be a column name") }}
   {%- endif -%}
@@ -38,8 +40,10 @@
 {#- What the gate and the release's summary row need to know about a staged release, in one scan
     of the staging table: published rows, those below k (or NULL, NaN, infinite: a count must be
     a finite number of at least k; NaN compares above every number, hence the upper bound), and
-    from a long form every fact it states (_long_form_facts). Also the count column as resolved. -#}
-{% macro _release_facts(staging, staged, count_column, k, long_form) %}
+    from a long form every fact it states (_long_form_facts); in the same query, from the trail,
+    the report's previous release's input rows and key fingerprint. Also the count column as
+    resolved. -#}
+{% macro _release_facts(staging, staged, count_column, k, long_form, audit_releases) %}
   {#- a release without a count column (records) has no row to compare with k: its gate recounts -#}
   {%- set count_name = kanon._release_count_column(staged, count_column) if count_column is not none else none -%}
   {%- set count = kanon._quote(count_name) if count_name is not none else 'null' -%}
@@ -54,6 +58,10 @@
       {%- else %}
       0
       {%- endif %}
+      {%- for column in ['input_rows', 'key_fingerprint'] %},
+      (select max(_k_previous.{{ column }}) from {{ audit_releases }} as _k_previous
+       where {{ kanon._audit_is_previous_release('_k_previous', audit_releases) }})
+      {%- endfor %}
       {%- for fact in facts %},
       max(case when {{ kanon._long_form_is_fact(fact) }} then _kanon_value end),
       max(case when {{ kanon._long_form_is_fact(fact) }} then _kanon_text end)
@@ -63,7 +71,7 @@
   {%- set row = run_query(facts_sql).rows[0] -%}
   {%- set stated = {} -%}
   {%- for fact in facts -%}
-    {%- do stated.update({fact: {'value': row[2 + 2 * loop.index0], 'text': row[3 + 2 * loop.index0]}}) -%}
+    {%- do stated.update({fact: {'value': row[4 + 2 * loop.index0], 'text': row[5 + 2 * loop.index0]}}) -%}
   {%- endfor -%}
   {%- set value = kanon._release_fact_value -%}
   {#- a hand-written aggregate's published rows are its cells, each released as it is -#}
@@ -89,9 +97,28 @@
       'rows_held': value(stated, 'rows_held', none),
       'rows_appeared': value(stated, 'rows_appeared', none),
       'rows_disappeared': value(stated, 'rows_disappeared', none),
+      'on_small_change': stated.get('rows_changed_small', {}).get('text'),
+      'input_rows': value(stated, 'input_rows', published),
+      'key_fingerprint': stated.get('key_fingerprint', {}).get('text'),
+      'previous_input_rows': (row[2] | int) if row[2] is not none else none,
+      'previous_key_fingerprint': row[3],
   } -%}
   {%- do result.update({'cells_in': result.cells_passed + result.cells_generalized + result.cells_suppressed}) -%}
   {{ return(result) }}
+{% endmacro %}
+
+{#- kanon_audit_releases.suppression_rate: for a record release the share of its budget's unit
+    suppressed (records, or people with suppression_unit='people'), as the budget is checked;
+    for the others the share of cells suppressed (counts: finest cells; tables: cells and
+    totals hidden; hand-written: 0). -#}
+{% macro _release_suppression_rate(kind, facts) %}
+  {%- if kind == 'records' -%}
+    {%- set people = (fromjson(facts.release_plan or '{}').get('budget') or {}).get('unit') == 'people' -%}
+    {%- set total = facts.people_in if people else facts.records_in -%}
+    {%- set suppressed = facts.people_suppressed if people else facts.records_suppressed -%}
+    {{ return((suppressed / total) if total else 0) }}
+  {%- endif -%}
+  {{ return((facts.cells_suppressed / facts.cells_in) if facts.cells_in > 0 else 0) }}
 {% endmacro %}
 
 {#- A fact's number, or `default` when the long form did not state it. -#}
@@ -104,6 +131,11 @@
     reason gives counts only, never cells. The first failing check refuses the release; its name
     is in the error and in kanon_audit_releases.failed_check. Which checks apply is the release
     kind's (see _release_kinds):
+      input_empty         the release read some rows, unless config allow_empty_input (every kind)
+      input_shrink        it read at least 1 - max_input_shrink of the previous release's rows
+                          (every kind; config max_input_shrink, default 0.5)
+      small_change        no published row changed by 1 to k-1 people since the previous
+                          release, when on_small_change='refuse' (counts, records, tables)
       min_count           every published row has a finite count of at least k (every kind)
       null_unit           no event without a person, when null_unit='error'
       suppression_budget  at most max_suppression of the people suppressed, when set
@@ -112,7 +144,13 @@
 {% macro _release_checks(kind, facts, max_suppression, count_column, k, staging=none) %}
   {%- set checks = [] -%}
   {%- for check in kind.checks -%}
-    {%- if check == 'min_count' -%}
+    {%- if check in ['input_empty', 'input_shrink'] -%}
+      {%- do checks.append((check, kanon._release_input_check(check, facts))) -%}
+    {%- elif check == 'small_change' -%}
+      {%- do checks.append((check, (facts.rows_changed_small ~ " of " ~ facts.rows_compared ~ " row(s) published before changed by 1 to "
+          ~ (k - 1) ~ " people since the previous release, and on_small_change='refuse'")
+          if facts.on_small_change == 'refuse' and facts.rows_changed_small else '')) -%}
+    {%- elif check == 'min_count' -%}
       {%- do checks.append(('min_count', (facts.below_k ~ " row(s) have " ~ count_column ~ " below k=" ~ k
           ~ " or NULL, NaN or infinite") if facts.below_k > 0 else '')) -%}
     {%- elif check == 'null_unit' -%}
@@ -130,6 +168,27 @@
     {%- endif -%}
   {%- endfor -%}
   {{ return(checks) }}
+{% endmacro %}
+
+{#- The input against an upstream failure, from the model's config (checked at compile time):
+    an input without rows (input_empty) or one that shrank by more than max_input_shrink since
+    the previous release (input_shrink) would replace a good release with an empty or partial
+    one. Returns why the check fails, or ''. -#}
+{% macro _release_input_check(check, facts) %}
+  {%- set what = "the release read " ~ facts.input_rows ~ " input row(s)" -%}
+  {%- if check == 'input_empty' -%}
+    {{ return((what ~ " (an upstream load that failed?); set config allow_empty_input=true to publish an empty release")
+        if facts.input_rows == 0 and not config.get('allow_empty_input', false) else '') }}
+  {%- endif -%}
+  {%- set share = config.get('max_input_shrink', 0.5) -%}
+  {%- set before = facts.previous_input_rows -%}
+  {%- if before is none or before == 0 or facts.input_rows >= before -%}
+    {{ return('') }}
+  {%- endif -%}
+  {%- set shrink = 1 - facts.input_rows / before -%}
+  {{ return((what ~ ", " ~ ((100 * shrink) | round(1)) ~ " % fewer than the previous release's " ~ before
+      ~ ", more than max_input_shrink=" ~ share ~ " (an upstream load that failed?); raise max_input_shrink (1 allows any)"
+      " to publish it") if shrink > share + 1e-12 else '') }}
 {% endmacro %}
 
 {#- The first failing check, as (name, reason), or none when the release may be published. -#}
@@ -156,10 +215,18 @@
     {%- do kanon._warn_missing_labels(staging) -%}
   {%- endif -%}
   {%- if facts.rows_changed_small -%}
+    {%- set counts = facts.rows_held is not none -%}
     {%- do exceptions.warn("kanon: " ~ model.unique_id ~ ": " ~ facts.rows_changed_small ~ " of " ~ facts.rows_compared
-        ~ " row(s) published before changed by 1 to " ~ (config.get('k') - 1) ~ " people since the previous release: a reader comparing the two"
+        ~ (" row(s)" if counts or not facts.records_in else " class(es) of records") ~ " published before changed by 1 to "
+        ~ (config.get('k') - 1) ~ (" people" if counts else "") ~ " since the previous release: a reader comparing the two"
         ~ " releases counts those people (a differencing risk). " ~ (facts.rows_held ~ " row(s) are held at their previous value."
-        if facts.rows_held else "Release with on_small_change='hold' to hold such rows until the change reaches k.")) -%}
+        if facts.rows_held else ("Release with on_small_change='hold' to hold such rows until the change reaches k." if counts
+        else "Release less often, or with on_small_change='refuse' to keep the previous release until such changes are gone."))) -%}
+  {%- endif -%}
+  {%- if facts.key_fingerprint and facts.previous_key_fingerprint and facts.key_fingerprint != facts.previous_key_fingerprint -%}
+    {%- do exceptions.warn("kanon: " ~ model.unique_id ~ ": the pseudonym key changed since the previous release (key fingerprint "
+        ~ facts.key_fingerprint ~ ", was " ~ facts.previous_key_fingerprint ~ "): every pseudonym differs from the previous"
+        ~ " release's, so its records cannot be linked with this one's. Release with the previous key if that was not intended.") -%}
   {%- endif -%}
 {% endmacro %}
 

@@ -14,14 +14,15 @@
 -#}
 {% macro _release_kinds() %}
   {{ return({
-      'hand_written': {'long_form': false, 'checks': ['min_count'], 'count': true, 'budget': false, 'order_by': none,
-                       'called': "the model's own SQL"},
-      'counts': {'long_form': true, 'checks': ['min_count', 'null_unit', 'suppression_budget'], 'count': true, 'budget': true,
-                 'order_by': none, 'called': 'kanon.release_counts'},
-      'records': {'long_form': true, 'checks': ['records_search', 'records_recount', 'records_budget'], 'count': false,
-                  'budget': true, 'order_by': '_kanon_shuffle', 'called': 'kanon.release_records'},
-      'table': {'long_form': true, 'checks': ['table_search', 'null_unit', 'table_recount', 'table_line_rule', 'no_exact_disclosure'],
-                'count': false, 'budget': false, 'order_by': none, 'called': 'kanon.release_table'},
+      'hand_written': {'long_form': false, 'checks': ['input_empty', 'input_shrink', 'min_count'], 'count': true, 'budget': false,
+                       'order_by': none, 'called': "the model's own SQL"},
+      'counts': {'long_form': true, 'checks': ['input_empty', 'input_shrink', 'min_count', 'null_unit', 'suppression_budget',
+                 'small_change'], 'count': true, 'budget': true, 'order_by': none, 'called': 'kanon.release_counts'},
+      'records': {'long_form': true, 'checks': ['input_empty', 'input_shrink', 'records_search', 'records_recount', 'records_budget',
+                  'small_change'], 'count': false, 'budget': true, 'order_by': '_kanon_shuffle', 'called': 'kanon.release_records'},
+      'table': {'long_form': true, 'checks': ['input_empty', 'input_shrink', 'table_search', 'null_unit', 'table_recount',
+                'table_line_rule', 'no_exact_disclosure', 'small_change'], 'count': false, 'budget': false, 'order_by': none,
+                'called': 'kanon.release_table'},
   }) }}
 {% endmacro %}
 

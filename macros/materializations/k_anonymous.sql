@@ -38,6 +38,10 @@
                      the people (0 to 1; default none: any share, with a warning when nothing
                      is published); for release_records, the suppression budget its search
                      stays within (default 0)
+    allow_empty_input  publish a release that read no input rows (default false: refused,
+                     check input_empty)
+    max_input_shrink refuse a release whose input rows fell by more than this share since the
+                     report's previous release (0 to 1; default 0.5; 1 allows any fall)
 -#}
 {% materialization k_anonymous, default %}
   {%- set k = config.get('k') -%}
@@ -110,8 +114,10 @@
   {%- endif -%}
 
   -- 2. check: nothing below k is published, and the release is one the config accepts
-  {%- set facts = kanon._release_facts(staging_relation, staged, count_column, k, long_form) -%}
-  {%- do release.update({'release_kind': kind.name, 'release_plan': facts.release_plan, 'policy_fingerprint': facts.policy_fingerprint if long_form
+  {%- set facts = kanon._release_facts(staging_relation, staged, count_column, k, long_form, audit.releases) -%}
+  {%- do facts.update({'suppression_rate': kanon._release_suppression_rate(kind.name, facts)}) -%}
+  {%- do release.update({'release_kind': kind.name, 'release_plan': facts.release_plan, 'input_rows': facts.input_rows,
+      'policy_fingerprint': facts.policy_fingerprint if long_form
       else kanon._hand_written_policy_fingerprint(sql, k, count_column, max_suppression)}) -%}
   {%- set failed = kanon._release_failed_check(kanon._release_checks(kind, facts, max_suppression, count_column, k, staging_relation)) -%}
   {%- if failed is not none -%}

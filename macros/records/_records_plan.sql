@@ -118,6 +118,30 @@
     {%- endif -%}
     {%- do plan.update({'privacy_unit': unit[0].name}) -%}
   {%- endif -%}
+  {#- A date's labels write its year in four digits (_records_date_label): a year outside 1..9999
+      would be cut or padded into another year's label (12345-01-05's day is 1234-01-05, the leaf
+      1234-01-05's own label at level 0), so a label could stand for different dates at two
+      levels. Such values (and, on DuckDB, infinite dates, which have no year) refuse the release. -#}
+  {%- set dated = plan.qis | selectattr('generalizer', 'equalto', 'date') | list -%}
+  {%- if dated and execute -%}
+    {%- set years_sql -%}
+      select
+        {%- for qi in dated %}
+        {%- set year = 'extract(year from ' ~ kanon._quote(qi.name) ~ ')' %}
+        {% if not loop.first %}, {% endif %}count(case when {{ kanon._quote(qi.name) }} is not null
+          and ({{ year }} is null or {{ year }} < 1 or {{ year }} > 9999) then 1 end)
+        {%- endfor %}
+      from {{ relation }}
+    {%- endset -%}
+    {%- set found = run_query(years_sql).rows[0] -%}
+    {%- for qi in dated -%}
+      {%- if found[loop.index0] | int > 0 -%}
+        {{ exceptions.raise_compiler_error(who ~ ": quasi-identifier '" ~ qi.name ~ "' has " ~ (found[loop.index0] | int)
+            ~ " value(s) outside the years 1 to 9999: its date labels write the year in four digits, so such a value would be"
+            ~ " labelled as another year and a label could stand for different dates at two levels; remove or correct them first") }}
+      {%- endif -%}
+    {%- endfor -%}
+  {%- endif -%}
   {%- set depths = plan.qis | map(attribute='depth') | list -%}
   {%- set ns = namespace(size=1) -%}
   {%- for depth in depths -%}{%- set ns.size = ns.size * (depth + 1) -%}{%- endfor -%}

@@ -8,7 +8,7 @@
                  `python -m kanon_tools receipt`: the policy, the chosen node and its loss under
                  every metric, the lattice searched (and the seconds the scan into the class table took, and the
                  search from the class table to the chosen node and its figures), records and classes by fate, the rescue
-                 hints, the refusal. Aggregates only, never a value of the data. Its
+                 hints, the kept or sensitive columns that nearly identify a person (_records_nearly_unique), the refusal. Aggregates only, never a value of the data. Its
                  `dimensions` name the hierarchies, which the materialization snapshots.
 -#}
 {% macro _records_policy(plan, search) %}
@@ -40,6 +40,10 @@
       'missing_value_policy': plan.missing_value_policy,
       'budget': {'share': plan.max_suppression, 'unit': plan.suppression_unit},
       'pseudonym_key_env': plan.pseudonym_key_env, 'shuffle_seed': plan.shuffle_seed} -%}
+  {#- only when set, so that earlier releases keep their fingerprints -#}
+  {%- if plan.get('on_small_change', 'report') != 'report' -%}
+    {%- do policy.update({'on_small_change': plan.on_small_change}) -%}
+  {%- endif -%}
   {%- set fingerprint = local_md5(tojson(policy, sort_keys=true)) -%}
   {%- set node = search.node -%}
   {%- set levels = kanon._records_node_levels(plan, node) -%}
@@ -69,6 +73,7 @@
           'not_diverse': d.not_diverse,
           'missing_value': {'records': d.missing.records, 'people': d.missing.people}},
       'rescue': search.rescue,
+      'nearly_unique': search.get('nearly_unique', []),
       'refused': search.refused}) -%}
   {{ return({'fingerprint': fingerprint, 'plan': tojson(recorded, sort_keys=true)}) }}
 {% endmacro %}

@@ -24,14 +24,15 @@
     loss='non_uniform_entropy',
     missing_value_policy='star',
     pseudonym_key_env='KANON_PSEUDONYM_KEY',
-    shuffle_seed='kanon'
+    shuffle_seed='kanon',
+    on_small_change='report'
 ) -%}
   {{ return(adapter.dispatch('release_records', 'kanon')(
       relation, columns, k, l, diversity, privacy_unit, suppression_unit, loss,
-      missing_value_policy, pseudonym_key_env, shuffle_seed)) }}
+      missing_value_policy, pseudonym_key_env, shuffle_seed, on_small_change)) }}
 {%- endmacro %}
 
-{% macro default__release_records(relation, columns, k, l, diversity, privacy_unit, suppression_unit, loss, missing_value_policy, pseudonym_key_env, shuffle_seed) -%}
+{% macro default__release_records(relation, columns, k, l, diversity, privacy_unit, suppression_unit, loss, missing_value_policy, pseudonym_key_env, shuffle_seed, on_small_change) -%}
   {#- At parse time only the kind and the audit dependency are recorded (_release_at_parse_time). -#}
   {%- if not execute -%}
     {{ return(kanon._release_at_parse_time('records')) }}
@@ -41,13 +42,17 @@
     {{ exceptions.raise_compiler_error(who ~ ": a record release is only published through its gate: configure the model"
         ~ " materialized='k_anonymous' (with k), not '" ~ config.get('materialized') ~ "'") }}
   {%- endif -%}
+  {%- do kanon._check_enum(on_small_change, 'on_small_change', ['report', 'refuse'], who) -%}
   {%- set k = kanon._release_config_defaults(k, none, true, who)[0] -%}
   {%- set plan = kanon._records_plan(who, relation, columns, k, l, diversity, privacy_unit, suppression_unit, loss,
       missing_value_policy, config.get('max_suppression') or 0, pseudonym_key_env, shuffle_seed) -%}
-  {%- if plan.columns | selectattr('role', 'equalto', 'identifier') | selectattr('pseudonym') | list -%}
+  {%- do plan.update({'on_small_change': on_small_change}) -%}
+  {%- set pseudonymized = plan.columns | selectattr('role', 'equalto', 'identifier') | selectattr('pseudonym') | list -%}
+  {%- if pseudonymized -%}
     {%- do kanon._records_pseudonym_check(pseudonym_key_env, who) -%}
   {%- endif -%}
   {%- set search = kanon._records_search(plan) -%}
+  {%- do search.update({'nearly_unique': kanon._records_nearly_unique(plan, who)}) -%}
   {%- set policy = kanon._records_policy(plan, search) -%}
   {%- set levels = kanon._records_node_levels(plan, search.node) -%}
   {%- set q = kanon._quote -%}
@@ -56,6 +61,11 @@
   {%- set nulls -%}
     {%- for c in published %}null as {{ q(c.name) }}, {% endfor -%}
   {%- endset %}
+  {#- each published class against what the live extract shows (ADR 12), in records -#}
+  {%- set class_keys = [] -%}
+  {%- for qi in plan.qis -%}{%- do class_keys.append((qi.name, '_k_g' ~ qi.index)) -%}{%- endfor -%}
+  {%- set compared = kanon._live_difference_ctes(kanon._release_live_relation(), class_keys, 'count(*)',
+      "_k_fated where _k_fate = 'kept'", none, true) -%}
 with
 {{ kanon._records_lookup_ctes(plan) }}
 _k_rows as (
@@ -90,6 +100,9 @@ _k_fated as (
   inner join _k_judged on
     {%- for key in keys %} {% if not loop.first %}and {% endif %}_k_judged.{{ key }} = _k_rows.{{ key }}{%- endfor %}
 )
+{%- if compared %},
+{{ compared }}
+{%- endif %}
 {#- the published records, each with its person (for the gate's recount) and its place in the
     shuffled order: a seeded hash of what it shows, which says nothing of where it came from -#}
 select
@@ -110,6 +123,15 @@ where _k_fate = 'kept'
     ('people_in', 'count(distinct _k_person)' if plan.privacy_unit is not none else 'count(*)'),
     ('people_suppressed', "count(distinct case when _k_fate <> 'kept' then _k_person end)" if plan.privacy_unit is not none
         else "coalesce(sum(case when _k_fate = 'kept' then 0 else 1 end), 0)")]) }}
+{{ kanon._live_difference_facts(nulls, compared, plan.k, on_small_change) }}
+union all
+{#- the records the search read (also when it refused), which the gate compares with the previous release's #}
+{{ kanon._long_form_fact(nulls, 'input_rows', search.records_in) }}
+{%- if pseudonymized %}
+union all
+{#- the key's fingerprint: the pseudonym of a constant no identifier is, never the key (ADR 12) #}
+{{ kanon._long_form_fact(nulls, 'key_fingerprint', text='substr(' ~ kanon._records_pseudonym("'kanon:key-fingerprint:v1'", plan.pseudonym_key_env) ~ ', 1, 16)') }}
+{%- endif %}
 union all
 {{ kanon._long_form_fact(nulls, 'privacy_unit', text="'" ~ ((plan.privacy_unit or '') | replace("'", "''")) ~ "'") }}
 union all

@@ -36,14 +36,19 @@
                          release so that kanon.audit_cell_fates can replay it (a record release:
                          its policy, chosen node, loss and suppression, see _records_policy)
       records_in, records_suppressed  a record release's records going in and suppressed
+      input_rows         the rows the release read: events with a person (counts, tables),
+                         records (records); the gate compares it with the previous release's
       rows_compared, rows_changed_small, rows_held, rows_appeared, rows_disappeared
-                         a count release against the report's previous one
-                         (_release_difference_facts) -#}
+                         the release against the report's previous one (counts:
+                         _release_difference_facts; tables and records: _live_difference_facts);
+                         rows_changed_small's text: the on_small_change setting
+      key_fingerprint    text: a keyed hash of a constant under the pseudonym key (never the
+                         key), for a record release that pseudonymizes -#}
 {% macro _long_form_facts() %}
   {{ return(['cells_passed', 'cells_generalized', 'cells_suppressed', 'people_suppressed', 'people_in',
              'events_null_unit', 'privacy_unit', 'missing_values', 'policy_fingerprint', 'release_plan',
              'records_in', 'records_suppressed', 'rows_compared', 'rows_changed_small', 'rows_held',
-             'rows_appeared', 'rows_disappeared']) }}
+             'rows_appeared', 'rows_disappeared', 'input_rows', 'key_fingerprint']) }}
 {% endmacro %}
 
 {#- The column marking a row's kind. -#}
@@ -92,11 +97,12 @@ from {{ source }}
 {%- endif %}
 {%- endmacro %}
 
-{#- Facts read from one source, each `union all` and its fact row: facts is [(name, value SQL)]. -#}
+{#- Facts read from one source, each `union all` and its fact row: facts is [(name, value SQL)]
+    or [(name, value SQL, text SQL)]. -#}
 {% macro _long_form_facts_from(null_columns, source, facts) %}
-  {%- for name, value in facts %}
+  {%- for fact in facts %}
 union all
-{{ kanon._long_form_fact(null_columns, name, value, source=source) }}
+{{ kanon._long_form_fact(null_columns, fact[0], fact[1], fact[2] if fact | length > 2 else 'null', source=source) }}
   {%- endfor %}
 {%- endmacro %}
 

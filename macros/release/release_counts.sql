@@ -45,10 +45,10 @@
   {%- endif -%}
   {%- set who = kanon._who('kanon.release_counts') -%}
   {%- do kanon._check_boolean(warn_missing, 'warn_missing', who) -%}
-  {%- do kanon._check_enum(on_small_change, 'on_small_change', ['report', 'hold'], who) -%}
+  {%- do kanon._check_enum(on_small_change, 'on_small_change', ['report', 'hold', 'refuse'], who) -%}
   {%- set audit = config.get('materialized') == 'k_anonymous' -%}
-  {%- if on_small_change == 'hold' and not audit -%}
-    {{ exceptions.raise_compiler_error(who ~ ": on_small_change='hold' compares a release with the previous one on the audit trail,"
+  {%- if on_small_change != 'report' and not audit -%}
+    {{ exceptions.raise_compiler_error(who ~ ": on_small_change='" ~ on_small_change ~ "' compares a release with the previous one on the audit trail,"
         ~ " which only the k_anonymous materialization keeps; configure the model materialized='k_anonymous'") }}
   {%- endif -%}
   {%- if not audit -%}{%- do kanon._warn_one_statement_release(who) -%}{%- endif -%}
@@ -141,6 +141,9 @@ union all
         ~ ' is null and ' ~ kanon._release_delay_condition(plan, '_k_source') ~ ')',
     "'" ~ plan.null_unit ~ "'") }}
 union all
+{# ... the events it read (with a person, old enough), which the gate compares with the previous release's ... #}
+{{ kanon._long_form_fact(nulls, 'input_rows', 'count(*)', source='_k_events') }}
+union all
 {{ kanon._long_form_fact(nulls, 'privacy_unit', text="'" ~ ((plan.privacy_unit or '') | replace("'", "''")) ~ "'") }}
 union all
 {# ... the policy the release was made under, and its plan for replaying cell fates ... #}
@@ -162,7 +165,7 @@ union all
 {%- endfor %}
 {%- endif %}
 {# ... and what changed since the previous release (rows compared, changed by 1 to k-1, held, appeared, gone). #}
-{{ kanon._release_difference_facts(nulls) }}
+{{ kanon._release_difference_facts(nulls, on_small_change) }}
 {%- endif %}
 {%- endmacro %}
 

@@ -121,6 +121,9 @@
     {%- set levels = kanon._hierarchy_level_columns(hierarchy) if hierarchy is not none else [] -%}
     {%- do dims.append({'name': d, 'column': column, 'hierarchy': hierarchy, 'level_columns': levels,
         'top': (levels | length - 1) if hierarchy is not none else 1}) -%}
+    {%- if hierarchy is not none -%}
+      {%- do kanon._hierarchy_validate(dims[-1], who) -%}
+    {%- endif -%}
   {%- endfor -%}
 
   {{ return({

@@ -5,7 +5,8 @@
                  hierarchy, the count column, hide_zeros, the total label, null_unit and the
                  protection width (with the step every protecting cube moves by), and the
                  table it is linked to (_table_linked: its mart, its own dimension, where it is
-                 glued), which the gate reads back to check the two together;
+                 glued), which the gate reads back to check the two together, and
+                 on_small_change when set;
     plan         the JSON kept in kanon_audit_releases.release_plan: the policy, the dimensions
                  (name, column, top level, hierarchy: what the materialization snapshots and
                  what the gate reads back), and what the search did: cells, primary, secondary
@@ -26,6 +27,10 @@
       'count_rows': plan.count_rows, 'dimension_columns': plan.dims | map(attribute='column') | list, 'hierarchies': hashes,
       'count_column': plan.count_column, 'hide_zeros': plan.hide_zeros, 'total_label': plan.total_label,
       'null_unit': plan.null_unit, 'protection': plan.protection, 'step': plan.step, 'linked': plan.linked} -%}
+  {#- only when set, so that earlier releases keep their fingerprints -#}
+  {%- if plan.get('on_small_change', 'report') != 'report' -%}
+    {%- do policy.update({'on_small_change': plan.on_small_change}) -%}
+  {%- endif -%}
   {%- set recorded = dict(policy) -%}
   {%- do recorded.update({
       'dimensions': dimensions,

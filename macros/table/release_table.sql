@@ -32,15 +32,16 @@
     total_label='Total',
     null_unit='ignore',
     protection=none,
-    linked_to=none
+    linked_to=none,
+    on_small_change='report'
 ) -%}
   {{ return(adapter.dispatch('release_table', 'kanon')(
       relation, privacy_unit, dimensions, hierarchies, row_dimension, column_dimension, k, count_column, count_rows, hide_zeros,
-      total_label, null_unit, protection, linked_to)) }}
+      total_label, null_unit, protection, linked_to, on_small_change)) }}
 {%- endmacro %}
 
 {% macro default__release_table(relation, privacy_unit, dimensions, hierarchies, row_dimension, column_dimension, k, count_column,
-    count_rows, hide_zeros, total_label, null_unit, protection, linked_to) -%}
+    count_rows, hide_zeros, total_label, null_unit, protection, linked_to, on_small_change) -%}
   {#- At parse time only the kind, the audit dependency and what a reader of the table must know
       to read its marks (are zeros hidden?) and what it promises (the protection width) are
       recorded: kanon_tools' attack reads them; and whether it is linked, which another table
@@ -56,9 +57,11 @@
     {{ exceptions.raise_compiler_error(who ~ ": a table with totals is only published through its gate: configure the model"
         ~ " materialized='k_anonymous' (with k), not '" ~ config.get('materialized') ~ "'") }}
   {%- endif -%}
+  {%- do kanon._check_enum(on_small_change, 'on_small_change', ['report', 'refuse'], who) -%}
   {%- set k, count_column = kanon._release_config_defaults(k, count_column, true, who) -%}
   {%- set plan = kanon._table_plan(who, relation, privacy_unit, dimensions, hierarchies, row_dimension, column_dimension, k,
       count_column, count_rows, hide_zeros, total_label, null_unit, protection, linked_to) -%}
+  {%- do plan.update({'on_small_change': on_small_change}) -%}
   {%- do kanon._table_linked_followers_warning(who) -%}
   {%- set search = kanon._table_search(plan) -%}
   {{ return(kanon._table_long_form(plan, search, kanon._table_policy(plan, search))) }}
@@ -111,10 +114,15 @@
   {%- set nulls = nulls | join('\n    ') -%}
   {%- set labels = [] -%}
   {%- set levels = [] -%}
+  {%- set keys = [] -%}
   {%- for name, label, level in published.labels -%}
     {%- do labels.append((name, label, true)) -%}
     {%- do levels.append((name, level, false)) -%}
+    {%- do keys.extend([(name, label), (name ~ '_level', '_k_own.' ~ level)]) -%}
   {%- endfor -%}
+  {#- each cell against what the live table shows (ADR 12) -#}
+  {%- set compared = kanon._live_difference_ctes(kanon._release_live_relation(), keys,
+      "case when _k_own._k_status = 'published' then _k_own._k_n end", '_k_own', plan.count_column, false) -%}
 with
 {{ kanon._table_cells_ctes(plan, search.secondaries) }},
 
@@ -122,6 +130,9 @@ with
 _k_own as (
   select * from _k_table where {{ kanon._table_own_cell(plan, '_k_table') }}
 )
+{%- if compared %},
+{{ compared }}
+{%- endif %}
 {# every cell, its count shown only when published #}
 select
   {{ published.columns | join(',\n  ') }},
@@ -143,6 +154,12 @@ union all
     kanon._sql_text(plan.null_unit)) }}
 union all
 {{ kanon._long_form_fact(nulls, 'privacy_unit', text=kanon._sql_text(plan.privacy_unit or '')) }}
+union all
+{# ... the events it read (with a person), which the gate compares with the previous release's ... #}
+{{ kanon._long_form_fact(nulls, 'input_rows', '(select count(*) from ' ~ plan.relation
+    ~ ((' where ' ~ kanon._quote(plan.privacy_unit) ~ ' is not null') if not plan.count_rows else '') ~ ')') }}
+{# ... what changed since the previous release ... #}
+{{ kanon._live_difference_facts(nulls, compared, plan.k, plan.on_small_change) }}
 union all
 {# ... and the policy and plan the table was released under #}
 {{ kanon._long_form_fact(nulls, 'policy_fingerprint', text=kanon._sql_text(policy.fingerprint)) }}

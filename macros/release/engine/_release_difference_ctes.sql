@@ -91,11 +91,7 @@
   _k_previous_release as (
     select _k_r.invocation_id
     from {{ releases }} as _k_r
-    where _k_r.report_unique_id = '{{ report }}' and _k_r.status = 'RELEASED' and _k_r.invocation_id <> '{{ invocation_id }}'
-      and _k_r.released_at = (
-        select max(_k_r2.released_at) from {{ releases }} as _k_r2
-        where _k_r2.report_unique_id = '{{ report }}' and _k_r2.status = 'RELEASED' and _k_r2.invocation_id <> '{{ invocation_id }}'
-      )
+    where {{ kanon._audit_is_previous_release('_k_r', releases) }}
   ),
   _k_previous as (
     select
@@ -139,13 +135,14 @@
 {%- endmacro %}
 
 {#- The facts of the comparison, as long-form fact rows (each `union all select ...`): rows
-    compared with the previous release, changed by 1 to k-1 people, held, and, when there was a
-    previous release, rows new to this one and rows of the previous one gone. -#}
-{% macro _release_difference_facts(nulls) %}
+    compared with the previous release, changed by 1 to k-1 people (its text: the
+    on_small_change setting, which the gate's check small_change reads), held, and, when there
+    was a previous release, rows new to this one and rows of the previous one gone. -#}
+{% macro _release_difference_facts(nulls, on_small_change) %}
   {%- set previous = '(select count(*) from _k_previous_release) > 0' -%}
   {{ kanon._long_form_facts_from(nulls, '_k_compared', [
       ('rows_compared', 'count(_k_shown)'),
-      ('rows_changed_small', 'coalesce(sum(_k_small), 0)'),
+      ('rows_changed_small', 'coalesce(sum(_k_small), 0)', kanon._sql_text(on_small_change)),
       ('rows_held', 'coalesce(sum(_k_held), 0)'),
       ('rows_appeared', 'case when ' ~ previous ~ ' then count(*) - count(_k_shown) end'),
       ('rows_disappeared', 'case when ' ~ previous ~ ' then (select count(*) from _k_previous) - count(_k_shown) end')]) }}
