@@ -133,7 +133,7 @@ BAD_INPUTS = {
     "bad_delay_as_of": "delay's as_of must be a date or timestamp as text",
     "bad_delay_missing_column": "delay's column 'loaned_at' is not a column of",
     "bad_delay_privacy_unit": "delay's column 'Patron Id' is the privacy unit",
-    "bad_small_change_policy": "on_small_change must be one of 'report', 'hold', got 'freeze'",
+    "bad_small_change_policy": "on_small_change must be one of 'report', 'hold', 'refuse', got 'freeze'",
     "bad_hold_without_gate": "on_small_change='hold' compares a release with the previous one on the audit trail",
 }
 

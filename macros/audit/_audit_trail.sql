@@ -429,17 +429,14 @@
     on-run-end hooks, so a host hook granting every table of every schema it built (`grant select
     on all tables in schema ...`), or any grant made on the trail during the invocation, is
     revoked here, at once, and said (Postgres; DuckDB has no roles). One query when there is
-    nothing to revoke. First, a release refused before its gate ran (its model failed to
-    compile) is put on the trail (_audit_record_unrecorded_refusals). Renders no SQL. -#}
+    nothing to revoke. Then, the trail private again, a release refused before its gate ran (its
+    model failed to compile) is put on it (_audit_record_unrecorded_refusals). Renders no SQL. -#}
 {% macro _audit_trail_on_run_end(results=none) %}
   {%- if not execute -%}{{ return('') }}{%- endif -%}
   {%- set tables = kanon._audit_trail_tables() -%}
   {%- if tables -%}
     {%- set relations = tables | map(attribute=0) | list -%}
     {%- set state = kanon._audit_trail_state(relations) -%}
-    {%- if not state.missing and not state.not_tables -%}
-      {%- do kanon._audit_record_unrecorded_refusals(kanon._audit_relation('kanon_audit_releases'), results) -%}
-    {%- endif -%}
     {%- if state.foreign -%}
       {{ log("kanon: WARNING: on-run-end: revoked from the private audit trail: "
           ~ kanon._audit_trail_describe_grants(state.foreign), info=true) }}
@@ -449,6 +446,10 @@
       {%- endfor -%}
       {%- do kanon._make_audit_trail_private(present, state.foreign) -%}
       {%- do adapter.commit() -%}
+    {%- endif -%}
+    {#- once the trail is private again -#}
+    {%- if not state.missing and not state.not_tables -%}
+      {%- do kanon._audit_record_unrecorded_refusals(kanon._audit_relation('kanon_audit_releases'), results) -%}
     {%- endif -%}
   {%- endif -%}
   {{ return('') }}
