@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.kanon-installed
 export DBT_PROFILES_DIR := $(CURDIR)
 export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 
-.PHONY: demo test lint bench venv lock clean
+.PHONY: demo check test lint lint-source lint-compiled bench venv lock clean
 
 venv: $(STAMP)
 
@@ -22,13 +22,19 @@ demo: $(STAMP)
 	$(BIN)/dbt build --target duckdb
 	$(BIN)/python -m kanon_tools demo --target duckdb
 
-## test: the whole suite (sqlfluff lint, then pytest driving dbt on DuckDB and Postgres)
-# Two pytest-xdist workers, a test file each at a time (a file's module fixtures build its
-# warehouses once): most of a test is a dbt process, so both cores are used. Files start in the
-# order tests/conftest.py gives them (the longest first), not xdist's.
+## check: the fast tier, between two changes (under two minutes): ruff, mypy, sqlfluff on the
+## package's SQL, and every test that needs no warehouse (pytest -m "not dbt")
 TEST_WORKERS ?= 2
+check: lint-source
+	$(BIN)/python -m pytest -m "not dbt" -n $(TEST_WORKERS) -q
+
+## test: the whole suite, the one CI runs: lint (check's linters and the SQL the macros
+## generate), then every test, on DuckDB, Postgres and Spark, with the 25 slowest listed
+# pytest-xdist workers, a test file each at a time (a file's module fixtures build its warehouses
+# once); dbt runs inside them (kanon_tools.dbt_runner, ADR 14). Files start in the order
+# tests/conftest.py gives them (the longest first), not xdist's.
 test: lint
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=25
 
 # sqlfluff's dbt templater compiles every model, and kanon's release macros read the columns of
 # the seeds they use when they compile: so the seeds are loaded into a scratch DuckDB file first.
@@ -38,10 +44,24 @@ LINT_KEY := 6c696e742d6f6e6c792d6b65792d6e6f742d612d7365637265742d6b616e6f6e
 LINT_ENV := KANON_DUCKDB_PATH=$(CURDIR)/target/lint.duckdb KANON_PSEUDONYM_KEY=$(LINT_KEY)
 BENCH_LINT := $(CURDIR)/target/lint_bench
 BENCH_LINT_ENV := KANON_DUCKDB_PATH=$(BENCH_LINT)/bench.duckdb KANON_SCHEMA=main
-lint: $(STAMP)
+lint: lint-source lint-compiled
+
+# the example's seeds in the scratch DuckDB file both lints compile against, loaded once
+SEEDED := target/lint.seeded
+$(SEEDED): $(STAMP) $(wildcard seeds/*/*)
 	mkdir -p target
 	$(LINT_ENV) $(BIN)/dbt seed --quiet
+	touch $@
+
+## lint-source: ruff, mypy, and sqlfluff on the package's own models, macros and analyses
+lint-source: $(SEEDED)
+	$(BIN)/ruff check python_helpers tests
+	$(BIN)/mypy
 	$(LINT_ENV) $(BIN)/sqlfluff lint models macros analyses
+
+## lint-compiled: sqlfluff on the SQL the macros generate, as compiled into the example, the
+## integration-test and the benchmark's models (each project built on a scratch DuckDB file)
+lint-compiled: $(SEEDED)
 	@# the SQL the macros generate, as compiled into the example and integration-test models
 	$(LINT_ENV) $(BIN)/dbt compile --quiet --target-path $(CURDIR)/target/lint
 	cd integration_tests && $(LINT_ENV) KANON_SCHEMA=lint_it ../$(BIN)/dbt deps --quiet \
@@ -66,9 +86,7 @@ lint: $(STAMP)
 	cd $(BENCH_LINT)/project && $(BENCH_LINT_ENV) $(CURDIR)/$(BIN)/dbt deps --quiet \
 	  && $(BENCH_LINT_ENV) $(CURDIR)/$(BIN)/dbt build --quiet --target-path $(CURDIR)/target/lint \
 	  && $(BENCH_LINT_ENV) $(CURDIR)/$(BIN)/sqlfluff lint models
-	$(BIN)/sqlfluff lint --config .sqlfluff-compiled target/lint/compiled
-	$(BIN)/ruff check python_helpers tests
-	$(BIN)/mypy
+	$(BIN)/sqlfluff lint --processes 2 --config .sqlfluff-compiled target/lint/compiled
 
 ## bench: release cost against the bare aggregate, and what record and table releases cost (see BENCHMARKS.md)
 bench: $(STAMP)

@@ -11,9 +11,13 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import hashlib
+import io
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
+import traceback
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -35,12 +39,26 @@ WAREHOUSES = ("duckdb", "postgres")
 # One id for the whole test run, shared by pytest-xdist's workers (they inherit the environment of
 # the process that imported this first): packages are installed once per project and run.
 TEST_RUN = os.environ.setdefault("KANON_TEST_RUN", uuid.uuid4().hex)
+# What kanon's commands cache (dbt's parsed projects, kanon_tools.dbt_runner.cache_dir): the run's
+# own, shared by its workers, never the user's ~/.cache
+os.environ.setdefault("KANON_CACHE_DIR", str(Path(tempfile.gettempdir()) / f"kanon-test-cache-{TEST_RUN}"))
 
 
 # Files started first under `make test` (--dist loadfile --no-loadscope-reorder): the Spark
 # module is the suite's longest by far (a JVM per dbt invocation). xdist's default order, files
 # with the most tests first, started it last, and the suite then waited minutes on one worker.
 STARTED_FIRST = ("test_spark.py",)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """The `dbt` tier, enforced: a test without the marker (or its fixtures) that starts dbt, in
+    this process or in a command it runs, fails (kanon_tools.dbt_runner refuses while KANON_NO_DBT
+    is set), so `make check` (-m "not dbt") never waits on a warehouse."""
+    if item.get_closest_marker("dbt") is None:
+        os.environ["KANON_NO_DBT"] = item.nodeid
+    else:
+        os.environ.pop("KANON_NO_DBT", None)
 
 
 @pytest.hookimpl(trylast=True)  # after pytest's own reordering, which keeps a file's fixtures together
@@ -146,16 +164,17 @@ def _pg_literal(text: str) -> str:
 class DbtProject:
     """A dbt project driven through the CLI with its own target and log folders."""
 
-    def __init__(self, project_dir: Path, warehouse: Warehouse) -> None:
+    def __init__(self, project_dir: Path, warehouse: Warehouse, *, artifacts: bool = False) -> None:
         self.project_dir = project_dir
         self.warehouse = warehouse
+        self.artifacts = artifacts  # manifest.json too (DbtRunner's artifacts)
         self.state_dir = warehouse.workdir / f"{project_dir.name}-{warehouse.kind}"
         self.state_dir.mkdir(parents=True, exist_ok=True)
 
     def runner(self) -> DbtRunner:
         # made per invocation: the warehouse's environment is read when dbt runs, as before
         return DbtRunner(self.project_dir, env=self.warehouse.env(), target_path=self.state_dir / "target",
-                         log_path=self.state_dir / "logs")
+                         log_path=self.state_dir / "logs", artifacts=self.artifacts)
 
     def run(self, *args: str, expect_ok: bool | None = True) -> DbtResult:
         if args[:1] == ("deps",):
@@ -229,6 +248,41 @@ def install_packages(project_dir: Path, deps: Any) -> DbtResult:
             raise AssertionError(f"dbt deps failed in {project_dir}:\n{result.output[-4000:]}")
         installed.write_text(TEST_RUN)
         return result
+
+
+def kanon_tools_cli(argv: list[str], env: dict[str, str], cwd: Path, *, process: bool = False,
+                    timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    """`python -m kanon_tools <argv>` with `env` in `cwd`: its exit code, stdout and stderr.
+
+    process=True runs it as a user does, a Python process of its own (a few tests per command
+    keep that). Otherwise its main() runs here, as the process would run it (argparse's exits and
+    an uncaught exception's traceback included), and so do the dbt invocations it makes
+    (kanon_tools.dbt_runner): seconds of start-up saved on every call."""
+    if process:
+        return subprocess.run([sys.executable, "-m", "kanon_tools", *argv], env=env, cwd=cwd, capture_output=True,
+                              text=True, timeout=timeout)
+    from kanon_tools.__main__ import main
+
+    out, err = io.StringIO(), io.StringIO()
+    saved = dict(os.environ)
+    os.environ.clear()
+    os.environ.update(env)
+    try:
+        with contextlib.chdir(cwd), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = main(list(argv))
+            except SystemExit as stop:  # argparse, and commands that exit
+                code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
+                if isinstance(stop.code, str):
+                    err.write(stop.code + "\n")
+            except Exception:  # as Python's own handler would: the traceback on stderr, exit 1
+                traceback.print_exc(file=err)
+                code = 1
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    return subprocess.CompletedProcess([sys.executable, "-m", "kanon_tools", *argv], code, out.getvalue(),
+                                       err.getvalue())
 
 
 def copy_project(src: Path, dest: Path) -> Path:

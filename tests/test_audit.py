@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from cell_fates import cell_fates
-from conftest import DBT, INTEGRATION, ROOT, DbtProject, Warehouse, require_postgres
+from conftest import DBT, INTEGRATION, ROOT, DbtProject, Warehouse, kanon_tools_cli, require_postgres
 from kanon_tools import oracle
 
 pytestmark = pytest.mark.dbt
@@ -166,8 +166,7 @@ def test_audit_cli_scans_the_mart_and_summarizes_the_trail(
     env = {**os.environ, **wh.env()}
 
     def cli(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([str(ROOT / ".venv/bin/python"), "-m", "kanon_tools", *args, "--target", wh.kind],
-                              env=env, cwd=ROOT, capture_output=True, text=True)
+        return kanon_tools_cli([*args, "--target", wh.kind], env, ROOT)
 
     ok = cli("audit", "--report", MART, "--min-cell", "5")
     assert ok.returncode == 0, ok.stderr

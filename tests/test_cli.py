@@ -17,19 +17,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT, DbtResult, Warehouse
+from conftest import ROOT, DbtResult, Warehouse, kanon_tools_cli
 from kanon_tools.dbt_runner import DbtError, DbtRunner
 
-PYTHON = str(ROOT / ".venv/bin/python")
 REPORT = "cli_report"
 UNBUILT = "cli_unbuilt"
 
 
-def cli(wh: Warehouse, *args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [PYTHON, "-m", "kanon_tools", *args, "--target", wh.kind],
-        env={**os.environ, **wh.env()}, cwd=cwd, capture_output=True, text=True, timeout=300,
-    )
+def cli(wh: Warehouse, *args: str, cwd: Path = ROOT, process: bool = False) -> subprocess.CompletedProcess[str]:
+    """`python -m kanon_tools <args> --target <kind>` (in this process unless `process`)."""
+    return kanon_tools_cli([*args, "--target", wh.kind], {**os.environ, **wh.env()}, cwd, process=process)
 
 
 @pytest.fixture(scope="session")
@@ -115,6 +112,7 @@ def test_audit_log_jump_must_be_a_share_from_0_to_1(make_warehouse: Any, value: 
     ("command", "args"),
     [("audit", ("--report", REPORT, "--min-cell", "5")), ("audit-log", ())],
 )
+@pytest.mark.dbt
 def test_a_missing_duckdb_file_is_refused_and_not_created(
     make_warehouse: Any, cli_project: Path, command: str, args: tuple[str, ...]
 ) -> None:
@@ -138,16 +136,17 @@ def published(warehouse_kind: str, make_warehouse: Any, cli_project: Path) -> Wa
     return wh
 
 
-def audit(wh: Warehouse, project: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def audit(wh: Warehouse, project: Path, *args: str, process: bool = False) -> subprocess.CompletedProcess[str]:
     """`audit` or `audit-log`, run from inside the project, as an operator would."""
-    return cli(wh, *args, cwd=project)
+    return cli(wh, *args, cwd=project, process=process)
 
 
+@pytest.mark.dbt
 def test_the_published_table_is_audited(published: Warehouse, cli_project: Path) -> None:
     """The premise of the refusals below: with every name right, the audit runs; and only reads
-    (on DuckDB the file is byte for byte what it was)."""
+    (on DuckDB the file is byte for byte what it was). As a user runs it: a process of its own."""
     before = hashlib.sha256(published.duckdb_path.read_bytes()).digest() if published.kind == "duckdb" else b""
-    proc = audit(published, cli_project, "audit", "--report", REPORT, "--min-cell", "5")
+    proc = audit(published, cli_project, "audit", "--report", REPORT, "--min-cell", "5", process=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "2 rows, smallest people = 5, 0 row(s) below 5" in proc.stdout
     assert f'"{published.schema}_cli"."{REPORT}": 2 rows' in proc.stdout  # the graph's relation
@@ -159,6 +158,7 @@ def test_the_published_table_is_audited(published: Warehouse, cli_project: Path)
         assert duckdb_files(published) == [published.duckdb_path]  # no WAL left either
 
 
+@pytest.mark.dbt
 def test_the_project_can_be_named_from_elsewhere(published: Warehouse, cli_project: Path, tmp_path: Path) -> None:
     proc = cli(published, "audit", "--report", REPORT, "--min-cell", "5", "--project-dir", str(cli_project),
                cwd=tmp_path)
@@ -168,6 +168,7 @@ def test_the_project_can_be_named_from_elsewhere(published: Warehouse, cli_proje
     assert_one_line_error(not_a_project, "kanon audit: ", "no dbt project at", "--project-dir")
 
 
+@pytest.mark.dbt
 def test_schema_options_are_gone_the_graph_answers_them(published: Warehouse, cli_project: Path) -> None:
     proc = audit(published, cli_project, "audit", "--report", REPORT, "--min-cell", "5", "--schema", "x")
     assert proc.returncode == 2 and "unrecognized arguments: --schema x" in proc.stderr
@@ -175,23 +176,27 @@ def test_schema_options_are_gone_the_graph_answers_them(published: Warehouse, cl
     assert proc.returncode == 2 and "unrecognized arguments: --audit-schema x" in proc.stderr
 
 
+@pytest.mark.dbt
 def test_a_model_that_was_not_built_is_one_line(published: Warehouse, cli_project: Path) -> None:
     proc = audit(published, cli_project, "audit", "--report", UNBUILT, "--min-cell", "5")
     assert_one_line_error(proc, "kanon audit: ", 'cannot read ', f'"{published.schema}_cli"."{UNBUILT}"',
                           "not in the warehouse")
 
 
+@pytest.mark.dbt
 def test_a_missing_model_is_one_line(published: Warehouse, cli_project: Path) -> None:
     proc = audit(published, cli_project, "audit", "--report", "no_such_report", "--min-cell", "5")
     assert_one_line_error(proc, "kanon audit: ", "no model named 'no_such_report'")
 
 
+@pytest.mark.dbt
 def test_a_missing_count_column_is_one_line(published: Warehouse, cli_project: Path) -> None:
     proc = audit(published, cli_project, "audit", "--report", REPORT, "--min-cell", "5", "--count-column", "patrons")
     line = assert_one_line_error(proc, "kanon audit: ", "no column 'patrons'", "--count-column")
     assert "cell, people" in line  # the columns there are, so the operator can pick one
 
 
+@pytest.mark.dbt
 def test_a_missing_default_count_column_is_one_line(published: Warehouse, cli_project: Path) -> None:
     """No audit trail and no --count-column: the default 'people' is looked for and reported."""
     published.execute(f"alter table {published.relation(REPORT, 'cli')} rename column people to patrons")
@@ -199,6 +204,7 @@ def test_a_missing_default_count_column_is_one_line(published: Warehouse, cli_pr
     assert_one_line_error(proc, "kanon audit: ", "no column 'people'", "--count-column")
 
 
+@pytest.mark.dbt
 def test_a_missing_audit_trail_is_one_line(published: Warehouse, cli_project: Path) -> None:
     proc = audit(published, cli_project, "audit-log")
     assert_one_line_error(proc, "kanon audit-log: ", "kanon_audit_releases", "nothing was released")
@@ -206,6 +212,7 @@ def test_a_missing_audit_trail_is_one_line(published: Warehouse, cli_project: Pa
 
 # --- the graph, not a search: look-alike schemas are never read ------------------------------------
 
+@pytest.mark.dbt
 @pytest.mark.parametrize("impostor", ["wildcard", "longer"])
 def test_schemas_that_only_look_like_the_target_are_ignored(
     published: Warehouse, cli_project: Path, impostor: str
@@ -250,6 +257,7 @@ def _releases(wh: Warehouse) -> str:
     return releases
 
 
+@pytest.mark.dbt
 def test_audit_log_lists_releases_and_flags_jumps(published: Warehouse, cli_project: Path) -> None:
     _releases(published)
     proc = audit(published, cli_project, "audit-log", "--last", "2")
@@ -265,6 +273,7 @@ def test_audit_log_lists_releases_and_flags_jumps(published: Warehouse, cli_proj
     assert failing.returncode == 1 and "WARNING" in failing.stdout
 
 
+@pytest.mark.dbt
 def test_audit_reads_the_count_column_of_the_last_release(published: Warehouse, cli_project: Path) -> None:
     """No --count-column: the trail says the release was checked on `patrons`, which cli_report lacks."""
     _releases(published)
@@ -272,6 +281,7 @@ def test_audit_reads_the_count_column_of_the_last_release(published: Warehouse, 
     assert_one_line_error(proc, "kanon audit: ", "no column 'patrons'")
 
 
+@pytest.mark.dbt
 def test_the_cli_macros_cannot_write_on_postgres(published: Warehouse, cli_project: Path) -> None:
     if published.kind != "postgres":
         pytest.skip("DuckDB has no read-only session: the macros' own statements are the guarantee there")
@@ -319,6 +329,7 @@ def test_demo_refuses_a_missing_duckdb_file_and_does_not_create_it(make_warehous
     assert duckdb_files(wh) == []
 
 
+@pytest.mark.dbt
 def test_demo_without_the_example_release_is_one_line(warehouse_kind: str, make_warehouse: Any) -> None:
     """A warehouse that is there but holds no example release: one line saying what to build."""
     wh = make_warehouse(warehouse_kind, "clidemoempty")
@@ -330,7 +341,7 @@ def test_demo_without_the_example_release_is_one_line(warehouse_kind: str, make_
 # --- bench: argparse refuses bad counts and sizes before anything is generated ----------------------
 
 def run_tool(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([PYTHON, "-m", "kanon_tools", *args], cwd=cwd, capture_output=True, text=True, timeout=120)
+    return kanon_tools_cli(list(args), dict(os.environ), cwd)
 
 
 def bench(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 
 import pytest
 from cell_fates import cell_fates
-from conftest import ROOT, DbtProject, Warehouse
+from conftest import ROOT, DbtProject, Warehouse, kanon_tools_cli
 
 pytestmark = pytest.mark.dbt
 
@@ -109,14 +107,9 @@ def test_most_finest_cells_are_thin_and_all_three_decisions_occur(example: tuple
 
 def test_demo_command_prints_the_release(example: tuple[DbtProject, Warehouse]) -> None:
     _, wh = example
-    out = subprocess.run(
-        [sys.executable, "-m", "kanon_tools", "demo", "--target", wh.kind],
-        env={**os.environ, **wh.env()},
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
+    done = kanon_tools_cli(["demo", "--target", wh.kind], {**os.environ, **wh.env()}, ROOT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    out = done.stdout
     assert MART in out
     for decision in ("PASS", "GENERALIZE", "SUPPRESS"):
         assert decision in out

@@ -68,7 +68,7 @@ def _query(wh: Warehouse, sql: str) -> tuple[list[str], list[tuple[Any, ...]]]:
 @pytest.fixture(scope="module")
 def privacy_build(warehouse_kind: str, make_warehouse: Any) -> tuple[DbtProject, Warehouse, DbtResult]:
     wh = make_warehouse(warehouse_kind, "pu")
-    project = DbtProject(INTEGRATION, wh)
+    project = DbtProject(INTEGRATION, wh, artifacts=True)  # the tests' configs are read from manifest.json
     project.run("deps")
     # expect_ok=None: a wrong pin fails its own test below, with the counts in the message
     result = project.run("build", "--select", "path:seeds/privacy_unit", expect_ok=None)

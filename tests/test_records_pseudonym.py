@@ -144,8 +144,9 @@ class KeyedProject(DbtProject):
         return env
 
     def runner(self) -> DbtRunner:
+        # every artifact a user's dbt writes (manifest.json included): the key must be in none
         return DbtRunner(self.project_dir, env=self.env(), target_path=self.state_dir / "target",
-                         log_path=self.state_dir / "logs")
+                         log_path=self.state_dir / "logs", artifacts=True)
 
     def with_keys(self, keys: Mapping[str, str | None]) -> KeyedProject:
         return KeyedProject(self.project_dir, self.warehouse, keys)

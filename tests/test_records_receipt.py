@@ -16,13 +16,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT, Warehouse
+from conftest import ROOT, Warehouse, kanon_tools_cli
 from kanon_tools.dbt_runner import DbtRunner
 from kanon_tools.receipt import receipt, render_text
 
 pytestmark = pytest.mark.dbt
 
-PYTHON = str(ROOT / ".venv/bin/python")
 HAND_WRITTEN = "receipt_report"
 EXTRACT = "people_extract"
 EXTRACT_ID = f"model.kanon_records_receipt.{EXTRACT}"
@@ -109,11 +108,10 @@ def trail(warehouse_kind: str, make_warehouse: Any, receipt_project: Path) -> Wa
     return wh
 
 
-def cli(wh: Warehouse, project: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [PYTHON, "-m", "kanon_tools", "receipt", *args, "--target", wh.kind],
-        env={**os.environ, **wh.env()}, cwd=project, capture_output=True, text=True, timeout=300,
-    )
+def cli(wh: Warehouse, project: Path, *args: str, process: bool = False) -> subprocess.CompletedProcess[str]:
+    """`python -m kanon_tools receipt <args>` (in this process unless `process`)."""
+    env = {**os.environ, **wh.env()}
+    return kanon_tools_cli(["receipt", *args, "--target", wh.kind], env, project, process=process)
 
 
 def receipt_json(wh: Warehouse, project: Path, *args: str) -> dict[str, Any]:
@@ -183,7 +181,8 @@ def test_the_latest_release_is_read_by_default_and_a_refusal_says_why(trail: War
 
 def test_the_text_receipt(trail: Warehouse, receipt_project: Path) -> None:
     duckdb_only(trail)
-    proc = cli(trail, receipt_project, "--report", EXTRACT, "--invocation", RELEASED)
+    # as a user runs it: a process of its own
+    proc = cli(trail, receipt_project, "--report", EXTRACT, "--invocation", RELEASED, process=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     text = proc.stdout
     assert text.startswith(f"Receipt of {EXTRACT} (records release), invocation {RELEASED}\n")

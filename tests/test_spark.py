@@ -5,10 +5,14 @@ live by replacing a view over an immutable version table (ADR 10): a refused rel
 view and its version as they were, and a release killed before its view moved leaves the old one
 readable.
 
-Spark costs tens of seconds per dbt invocation (a JVM and a metastore start each time), so this
-module runs a few invocations and checks several things after each; what it publishes and what
-the tests find is compared with the same project on DuckDB. Under CI=true a Spark that cannot
-start fails the module; elsewhere it is skipped with the reason."""
+A Spark session is a JVM and a metastore (embedded Derby: one process at a time may open it), tens
+of seconds to start. So the module starts one process, where a process is the point
+(tests/spark_first_release.py): it loads the raw tables, makes every model's first release, and
+is killed (SIGKILL) in the middle of a second release. Everything after runs in this worker's
+process, dbt included (kanon_tools.dbt_runner, ADR 14), on one Spark session kept for the module,
+and the tests read the warehouse through that same session. What Spark publishes and finds is compared with the same
+project on DuckDB. Under CI=true a Spark that cannot start fails the module; elsewhere it is
+skipped with the reason."""
 
 from __future__ import annotations
 
@@ -18,6 +22,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -26,8 +31,10 @@ from typing import Any
 
 import pytest
 from conftest import IN_CI, ROOT, DbtResult
-from kanon_tools.dbt_runner import DBT, DbtRunner
-from kanon_tools.spark_sql import literal, run_spark_sql
+from kanon_tools.dbt_runner import DbtRunner
+from kanon_tools.spark_sql import literal, session
+
+pytestmark = [pytest.mark.dbt, pytest.mark.spark]
 
 K = 2
 Rows = list[tuple[str | None, ...]]
@@ -181,6 +188,9 @@ def _spark_unavailable() -> str | None:
 
 @pytest.fixture(scope="module")
 def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    """The host project on a fresh Spark warehouse: its raw tables loaded, every model's first
+    release made (FIRST) and a counts_gate release at k=3 killed before its view moved, in a
+    process of its own; then the module's Spark session, in this process, for dbt and the reads."""
     reason = _spark_unavailable()
     if reason:
         if IN_CI:
@@ -204,11 +214,56 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
                            for row in rows)
         statements += [f"create table {schema}.{table} using parquet as select * from values {values} as t({columns})",
                        f"select count(*) from {schema}.{table}"]
-    loaded = _sql(workdir / "spark", *statements)
+    paths = {"target_path": workdir / "target", "log_path": workdir / "logs"}
+    in_process = DbtRunner(project, env=env, **paths)
+    assert in_process.run("deps").ok
+    first, loaded, killed = _first_release_and_a_killed_one(workdir, statements, project, in_process)
     assert [result for result in loaded if result] == [[[len(rows)]] for _, rows in TABLES.values()]
-    runner = DbtRunner(project, env=env, target_path=workdir / "target", log_path=workdir / "logs")
-    assert runner.run("deps").ok
-    yield {"runner": runner, "schema": schema, "dir": workdir / "spark", "workdir": workdir, "project": project}
+    # from here on, one JVM: this process's, shared by dbt (session method) and the tests' reads
+    session(workdir / "spark")
+    yield {"runner": in_process, "schema": schema, "dir": workdir / "spark", "workdir": workdir, "project": project,
+           "first": first, "killed": killed}
+
+
+def _first_release_and_a_killed_one(workdir: Path, statements: list[str], project: Path,
+                                     runner: DbtRunner) -> tuple[DbtResult, list[Any], dict[str, Any]]:
+    """One process, one JVM (tests/spark_first_release.py): the raw tables loaded, every model's
+    first release (FIRST), then a counts_gate release with k=3, killed (the process and its Spark,
+    SIGKILL) once its checked version is built and its PENDING row is being written, before its
+    view moves. Returns the first release's result, each loading statement's rows, and how the
+    kill went."""
+    out = workdir / "first_release.json"
+    spec = {"dir": str(workdir / "spark"), "statements": statements, "project": str(project), "env": runner.env,
+            "target_path": str(runner.target_path), "log_path": str(workdir / "logs"), "first": list(FIRST),
+            "killed": ["run", "--select", "counts_gate", "--vars", '{"gate_k": 3}'], "out": str(out)}
+    (workdir / "first_release_spec.json").write_text(json.dumps(spec))
+    log = workdir / "logs" / "dbt.log"
+    proc = subprocess.Popen([sys.executable, str(Path(__file__).with_name("spark_first_release.py")),
+                             str(workdir / "first_release_spec.json")], cwd=project, env=runner.env,
+                            stdout=subprocess.DEVNULL, stderr=(workdir / "first_release.err").open("w"),
+                            start_new_session=True)
+    deadline = time.monotonic() + 1200
+    done: dict[str, Any] | None = None
+    try:
+        while time.monotonic() < deadline and proc.poll() is None:
+            if done is None and out.exists():
+                done = json.loads(out.read_text())
+            if done is not None:
+                with log.open(errors="replace") as f:
+                    f.seek(done["log_size"])
+                    if any("'PENDING'" in line for line in f):
+                        break
+            time.sleep(0.05)
+        alive = proc.poll() is None
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    if done is None and out.exists():
+        done = json.loads(out.read_text())
+    assert done is not None, (workdir / "first_release.err").read_text()[-4000:]
+    first = DbtResult(done["returncode"], done["output"], done["results"], done["invocation_id"])
+    return first, done["loaded"], {"alive_when_killed": alive, "in_time": time.monotonic() < deadline}
 
 
 def _column_types(rows: list[tuple[Any, ...]]) -> list[str]:
@@ -223,8 +278,11 @@ def _spark_value(value: Any, type_: str) -> str:
 
 
 def _sql(directory: Path, *statements: str) -> list[list[list[Any]]]:
-    # in a process of its own: the metastore (embedded Derby) admits one process at a time
-    return run_spark_sql(directory, *statements, timeout=600)
+    """Each statement's rows, through the module's Spark session (the one dbt uses in this
+    process), as kanon_tools.spark_sql gives them: JSON values, anything else as its str()."""
+    spark = session(directory)
+    return [json.loads(json.dumps([list(row) for row in spark.sql(statement).collect()], default=str))
+            for statement in statements]
 
 
 def _run(spark: dict[str, Any], *args: str) -> DbtResult:
@@ -287,9 +345,9 @@ def _names(*models: str) -> str:
 @pytest.fixture(scope="module")
 def first_run(spark: dict[str, Any], duckdb_twin: dict[str, Any]) -> dict[str, Any]:
     """Every model's first release in one dbt invocation on each warehouse, and what the Spark one
-    left read in one Spark start: each costs tens of seconds there (a JVM and a metastore)."""
+    (and the killed release after it) left, read through the module's session."""
     schema, audit = spark["schema"], f"{spark['schema']}_kanon_audit"
-    released = _run(spark, "run", "--select", *FIRST)
+    released = spark["first"]
     assert [released.status(name) for name in FIRST] == ["success"] * 5 + ["error"], released.output[-4000:]
     twin = duckdb_twin["runner"].run("run", "--select", *FIRST[:-1])
     assert twin.ok, twin.output[-4000:]
@@ -309,6 +367,7 @@ def first_run(spark: dict[str, Any], duckdb_twin: dict[str, Any]) -> dict[str, A
         "searches_summary": SUMMARY.format(audit=audit, invocation=released.invocation_id, models=_names(*searches)),
         "searches_groups": GROUPS.format(audit=audit, invocation=released.invocation_id, models=_ids(*searches)),
         "scratch_left": f"show tables in {audit} like '_kanon_*'",
+        "counts_gate_view": f"show create table {schema}.counts_gate",
     }
     answers = _sql(spark["dir"], *reads.values())
     return {"released": released, "twin": twin, **dict(zip(reads, answers, strict=True))}
@@ -371,42 +430,17 @@ def test_a_gated_count_release_and_its_trail_match_duckdb_and_a_killed_one_chang
                                       "rows_released, people_suppressed from kt_twin_kanon_audit.kanon_audit_releases "
                                       "where report = 'counts_gate'")
     # without a transaction the summary row is written PENDING before the view moves, RELEASED after
-    assert [row[0] for row in trail] == ["PENDING", "RELEASED"]
-    assert [row[1:] for row in trail] == [twin_trail[0][1:]] * 2
+    assert [row[0] for row in trail][:2] == ["PENDING", "RELEASED"]
+    assert [row[1:] for row in trail[:2]] == [twin_trail[0][1:]] * 2
     assert any(row[0] == "GENERALIZE" for row in groups) and any(row[0] == "SUPPRESS" for row in groups)
 
-    # A release with k=3, killed (the dbt process and its Spark, SIGKILL) once its checked version
-    # is built and its PENDING row is being written, before its view moves.
-    log = spark["workdir"] / "logs" / "dbt.log"
-    start = log.stat().st_size if log.exists() else 0
-    proc = subprocess.Popen([DBT, "run", "--select", "counts_gate", "--vars", '{"gate_k": 3}',
-                             "--project-dir", str(spark["project"])], cwd=spark["project"], env=spark["runner"].env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    deadline = time.monotonic() + 600
-    try:
-        while time.monotonic() < deadline and proc.poll() is None:
-            with log.open(errors="replace") as f:
-                f.seek(start)
-                if any("'PENDING'" in line for line in f):
-                    break
-            time.sleep(0.05)
-        assert proc.poll() is None, "the release ended before it could be killed"
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
-    assert time.monotonic() < deadline, "the release never reached its PENDING row"
-    tables, view, rows_after, statuses = _sql(
-        spark["dir"], f"show tables in {schema}", f"show create table {schema}.counts_gate",
-        f"select * from {schema}.counts_gate",
-        f"select status from {audit}.kanon_audit_releases where report = 'counts_gate' order by released_at")
-    assert _same_rows(rows_after, rows)  # the k=2 release, whole, still under the model's name
-    versions = sorted(row[1] for row in tables if str(row[1]).startswith("counts_gate__kanon_v"))
-    assert len(versions) == 1 and versions[0] in view[0][0]  # the view still reads the old version
-    assert all(row[-1] >= K for row in rows_after)
-    # the killed release left at most its PENDING row, never a RELEASED one
-    assert [row[0] for row in statuses][:2] == ["PENDING", "RELEASED"]
-    assert [row[0] for row in statuses][2:] in ([], ["PENDING"])
+    # The release with k=3 killed before its view moved (the fixture's third process): the k=2
+    # release, whole, still under the model's name, the view on its one version, and at most a
+    # PENDING row of the killed release, never a RELEASED one.
+    assert spark["killed"] == {"alive_when_killed": True, "in_time": True}, "the release was not killed mid-way"
+    versions = sorted(row[1] for row in first_run["tables"] if str(row[1]).startswith("counts_gate__kanon_v"))
+    assert len(versions) == 1 and versions[0] in first_run["counts_gate_view"][0][0]
+    assert [row[0] for row in trail][2:] in ([], ["PENDING"])
 
     again = _run(spark, "run", "--select", "counts_gate", "--vars", '{"gate_k": 3}')
     assert again.ok, again.output[-4000:]

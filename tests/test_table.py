@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import INTEGRATION, ROOT, DbtProject, Warehouse, assert_bad_inputs_refused, copy_project
+from conftest import INTEGRATION, ROOT, DbtProject, Warehouse, assert_bad_inputs_refused, copy_project, kanon_tools_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from kanon_tools import attack, attack_report
@@ -283,11 +283,10 @@ def test_the_attack_command_reads_the_mart_through_dbt(built: tuple[DbtProject, 
     protection width its Tue cells do not reach; keys and counts only, never a hidden value."""
     _, wh = built
 
-    def attack(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "kanon_tools", "attack", "--project-dir", str(INTEGRATION), *args],
-                              env=wh.env(), capture_output=True, text=True, timeout=300, check=False)
+    def attack(*args: str, process: bool = False) -> subprocess.CompletedProcess[str]:
+        return kanon_tools_cli(["attack", "--project-dir", str(INTEGRATION), *args], wh.env(), ROOT, process=process)
 
-    ok = attack("--report", "table_worked")
+    ok = attack("--report", "table_worked", process=True)  # as a user runs it, once
     assert ok.returncode == 0, ok.stdout + ok.stderr
     assert "6 hidden (4 primary, 2 secondary); 0 exact disclosure(s)" in ok.stdout
     narrow = attack("--report", "table_worked", "--protection", "2.5")

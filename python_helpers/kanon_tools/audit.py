@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from kanon_tools.cli_types import min_cell, positive_count, share
-from kanon_tools.dbt_runner import DbtError, DbtRunner
+from kanon_tools.dbt_runner import DbtError, DbtRunner, cache_dir
 from kanon_tools.warehouse import (
     WarehouseError,
     connect,
@@ -93,7 +93,8 @@ def cli_runner(args: argparse.Namespace, command: str) -> Iterator[DbtRunner]:
                          "kanon's profiles.yml): build the project first, or point the profile at its file")
     with tempfile.TemporaryDirectory(prefix="kanon-cli-") as scratch:
         yield DbtRunner(project_dir, profiles_dir=profiles_dir, target=args.target, cwd=cwd,
-                        target_path=Path(scratch) / "target", log_path=Path(scratch) / "logs")
+                        target_path=Path(scratch) / "target", log_path=Path(scratch) / "logs",
+                        parse_cache=cache_dir() / "parses")
 
 
 def _operation(args: argparse.Namespace, command: str, macro: str, macro_args: Mapping[str, Any]) -> Any:

@@ -1,10 +1,22 @@
 """The one way Python calls dbt: the tests, the benchmark and the CLI all go through `DbtRunner`.
 
-dbt runs as a subprocess, the `dbt` executable next to `sys.executable` (the virtualenv's), never
-in-process: a dbt invocation sets global flags, logging and adapter state that outlive it, and
-the benchmark measures the process's own memory. Everything an invocation needs is given, not
-inherited from where Python happens to run: the project directory, the environment (profiles.yml
-reads it), where dbt writes its artifacts (target path) and its log (log path).
+dbt runs in this process by default, through dbt's programmatic entry point (`dbtRunner`, which
+dbt's own adapter tests drive the same way): a dbt process costs seconds of Python start,
+imports and parsing before any SQL, and a Spark one a JVM and a metastore. What an invocation
+needs is given, not inherited from where Python happens to run: the project directory, the
+environment (profiles.yml reads it), where dbt writes its artifacts (target path) and its log
+(log path). ADR 14 says what in-process costs and how it is kept apart:
+
+- one invocation at a time (a lock): dbt's flags, its event logger and its adapters are global;
+- the environment is exactly the one given, for the invocation only (os.environ is swapped and
+  restored), and so is the working directory;
+- stdout and stderr are captured for the invocation (dbt's console log and macros' `print()`);
+- dbt-duckdb keeps its database open between invocations; it is closed after each one, so that
+  the file can be read by others and opened by the next invocation with another configuration.
+
+A process is used where a process boundary is the point: `process=True` (a test that kills dbt,
+a CLI run as a user runs it), `measure_rss` (the benchmark measures the dbt process's own
+memory), and everywhere when the environment variable KANON_DBT_PROCESS=1 is set.
 
     runner = DbtRunner(project_dir, env=env, target_path=tmp / "target", log_path=tmp / "logs")
     result = runner.run("build", "--select", "my_model")      # DbtResult; result.ok, .results
@@ -13,24 +25,35 @@ reads it), where dbt writes its artifacts (target path) and its log (log path).
 A macro hands a value back by printing one line `KANON_JSON <json>` (`kanon._cli_emit(value)`
 does it): dbt's `print()` reaches stdout unformatted, even under --quiet, where `log()` would
 prefix a timestamp and `--log-format json` would wrap it.
+
+The test suite forbids dbt in tests not marked `dbt` by setting KANON_NO_DBT (tests/conftest.py):
+any runner, in this process or in a CLI process started by the test, then refuses to start.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import io
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
-from collections.abc import Mapping
+import traceback
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 DBT = str(Path(sys.executable).parent / "dbt")
 JSON_MARKER = "KANON_JSON "
+# dbt's flags, event logger and adapters are global to the process: one invocation at a time
+_IN_PROCESS = threading.Lock()
 # dbt colours its log lines and prefixes them with a time even when stdout is not a terminal.
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _TIMESTAMP = re.compile(r"^\d\d:\d\d:\d\d(\.\d+)?\s+")
@@ -108,7 +131,14 @@ class DbtRunner:
     target, when given, override DBT_PROFILES_DIR and DBT_TARGET in it. target_path / log_path:
     where dbt writes its artifacts and log (default: dbt's, inside the project). cwd: where dbt
     runs, which is what relative paths in profiles.yml resolve against (default: project_dir).
-    timeout: seconds before dbt is killed and TimeoutExpired raised; None for no limit.
+    timeout: seconds before a dbt process is killed and TimeoutExpired raised; None for no limit
+    (an invocation in this process is not timed). process: run dbt as a process of its own.
+    parse_cache: where to keep dbt's parsed project between runners (see _saved_parse); default
+    beside the target path, for this runner's invocations only. parse_scope: what a kept parse
+    is for (default the project's path; the same name for copies of one project, which dbt
+    accepts when their profile is the same: a relative DuckDB path, say). artifacts: in this
+    process, also write manifest.json (dbt writes it twice an invocation, a quarter of a second
+    for the integration project; nothing of kanon's reads it); run_results.json is always written.
     """
 
     def __init__(
@@ -122,6 +152,10 @@ class DbtRunner:
         target: str | None = None,
         cwd: Path | None = None,
         timeout: float | None = 900,
+        process: bool = False,
+        parse_cache: Path | None = None,
+        parse_scope: str | None = None,
+        artifacts: bool = False,
     ) -> None:
         self.project_dir = Path(project_dir)
         self.env = dict(os.environ if env is None else env)
@@ -134,14 +168,24 @@ class DbtRunner:
         self.target_path = Path(target_path) if target_path is not None else self.project_dir / "target"
         self.cwd = Path(cwd) if cwd is not None else self.project_dir
         self.timeout = timeout
+        self.process = process or os.environ.get("KANON_DBT_PROCESS") == "1"
+        self.parse_cache = Path(parse_cache) if parse_cache is not None else self.target_path / ".kanon_parses"
+        self.parse_scope = parse_scope or str(self.project_dir.resolve())
+        self.artifacts = artifacts
 
     def run(self, *args: str, measure_rss: bool = False) -> DbtResult:
         """`dbt <args> --project-dir <project>`; never raises for a failed dbt (see DbtResult.ok).
 
         measure_rss: also report the dbt process's peak resident memory (VmHWM from /proc, polled
         until it exits; a forked child's ru_maxrss would also count pages it shared with this
-        process). Linux only; elsewhere peak_rss_mb stays None.
+        process), so dbt runs as a process. Linux only; elsewhere peak_rss_mb stays None.
         """
+        forbidden = os.environ.get("KANON_NO_DBT") or self.env.get("KANON_NO_DBT")
+        if forbidden:
+            raise RuntimeError(f"dbt started by a test without the `dbt` marker ({forbidden}): mark it "
+                               "@pytest.mark.dbt, or keep it free of dbt")
+        if not (self.process or measure_rss):
+            return self._run_in_process(args)
         cmd = [DBT, *args, "--project-dir", str(self.project_dir)]
         peak_kib = 0
         # Output to a file, not a pipe: nobody reads a pipe while this polls /proc (it would fill up).
@@ -168,6 +212,50 @@ class DbtRunner:
         peak = peak_kib / 1024 if measure_rss and peak_kib else None
         return DbtResult(proc.returncode, output, results, invocation_id, peak)
 
+    def _run_in_process(self, args: tuple[str, ...]) -> DbtResult:
+        """dbt's programmatic entry point in this process, with this runner's environment, working
+        directory and output for the invocation only; the exit code is the CLI's (0 done, 1 a node
+        failed, 2 dbt could not run)."""
+        from dbt.cli.main import dbtRunner  # imported on first use: about a second
+
+        output = io.StringIO()
+        saved = self._saved_parse(args)
+        env = dict(self.env)
+        if not self.artifacts:  # no manifest.json; run_results.json is written below
+            env.setdefault("DBT_WRITE_JSON", "false")
+        with _IN_PROCESS, _environment(env), contextlib.chdir(self.cwd), \
+                contextlib.redirect_stdout(output), contextlib.redirect_stderr(output):
+            try:
+                saved.restore()
+                outcome = dbtRunner().invoke([*args, "--project-dir", str(self.project_dir)])
+                result: Any = outcome.result  # run and run-operation results can write themselves
+                if env.get("DBT_WRITE_JSON") == "false" and hasattr(result, "write"):
+                    result.write(str(self.target_path / "run_results.json"))
+            finally:
+                _close_duckdb()
+                saved.keep()
+        text = output.getvalue()
+        if outcome.exception is not None and str(outcome.exception) not in text:
+            text += "".join(traceback.format_exception_only(outcome.exception))
+        code = 0 if outcome.success else (2 if outcome.exception is not None else 1)
+        results, invocation_id = self._run_results()
+        return DbtResult(code, text, results, invocation_id)
+
+    def _saved_parse(self, args: tuple[str, ...]) -> _SavedParse:
+        """dbt keeps one parsed project (target/partial_parse.msgpack) and parses it all again
+        when the vars or the profile differ from the last invocation's, or when the target path is
+        new (a CLI's scratch folder): seconds of Jinja every time. So one saved parse is kept per
+        project, set of vars and environment, in parse_cache, and put back before an invocation
+        with that set (dbt still checks it, and parses in full whatever it cannot use)."""
+        given = [args[at + 1] for at, arg in enumerate(args[:-1]) if arg == "--vars"]
+        # the environment that selects a profile and warehouse (a wrong pick costs a full parse)
+        # (never a secret, not even hashed: a pseudonym key does not change what dbt parses)
+        chosen = sorted((name, value) for name, value in self.env.items() if name.startswith(("DBT_", "KANON_", "PG"))
+                        and name not in ("DBT_TARGET_PATH", "DBT_LOG_PATH", "PGOPTIONS", "PGPASSWORD")
+                        and not any(word in name for word in ("KEY", "SECRET", "TOKEN", "PASSWORD")))
+        key = hashlib.sha256(json.dumps([self.parse_scope, given, chosen]).encode()).hexdigest()[:24]
+        return _SavedParse(self.target_path / "partial_parse.msgpack", self.parse_cache / f"{key}.msgpack")
+
     def run_operation(self, macro: str, args: Mapping[str, Any] | None = None) -> Any:
         """`dbt run-operation <macro> --args <json>`: the value the macro emitted (its last
         `KANON_JSON` line). Raises DbtError when dbt fails or the macro emitted nothing."""
@@ -193,6 +281,62 @@ class DbtRunner:
             out[_name(item)] = item
             out[item["unique_id"]] = item
         return out, data["metadata"]["invocation_id"]
+
+
+@dataclass(frozen=True)
+class _SavedParse:
+    """dbt's saved parse (`live`) and a copy kept for one set of vars and environment (`kept`)."""
+
+    live: Path
+    kept: Path
+
+    def restore(self) -> None:
+        if self.kept.exists():
+            self.live.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(self.kept, self.live)
+
+    def keep(self) -> None:
+        if self.live.exists():  # written whole, then renamed: another process may read the cache
+            self.kept.parent.mkdir(parents=True, exist_ok=True)
+            partial = self.kept.with_name(f"{self.kept.name}.{os.getpid()}")
+            shutil.copyfile(self.live, partial)
+            partial.replace(self.kept)
+
+
+def cache_dir() -> Path:
+    """Where kanon's commands keep what they may reuse (dbt's parsed projects): KANON_CACHE_DIR,
+    else $XDG_CACHE_HOME/kanon, else ~/.cache/kanon. Deleting it only costs the next run time."""
+    if os.environ.get("KANON_CACHE_DIR"):
+        return Path(os.environ["KANON_CACHE_DIR"])
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "kanon"
+
+
+@contextlib.contextmanager
+def _environment(env: Mapping[str, str]) -> Iterator[None]:
+    """os.environ is `env` inside, and what it was after (dbt and profiles.yml read it)."""
+    saved = dict(os.environ)
+    os.environ.clear()
+    os.environ.update(env)
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+def _close_duckdb() -> None:
+    """dbt-duckdb keeps one database open for the process (its connection manager's class-level
+    environment) until the credentials change: close it after each invocation, so that the file is
+    free for other readers and the next invocation opens it with its own configuration."""
+    manager = sys.modules.get("dbt.adapters.duckdb.connections")
+    if manager is None:
+        return
+    cls = manager.DuckDBConnectionManager
+    with cls._LOCK:
+        if cls._ENV is not None:
+            with contextlib.suppress(Exception):  # closing what is already gone is fine
+                cls._ENV.close()
+            cls._ENV = None
 
 
 def _vm_hwm_kib(status: Path) -> int:

@@ -25,7 +25,7 @@ from typing import Any
 
 import duckdb
 
-from kanon_tools.dbt_runner import DbtResult, DbtRunner
+from kanon_tools.dbt_runner import DbtResult, DbtRunner, cache_dir
 from kanon_tools.pseudonym_env import DEFAULT_KEY_ENV
 from kanon_tools.records.config import Config, prefix_rows
 from kanon_tools.records.files import Table
@@ -79,13 +79,16 @@ class Workspace:
         (project / "dbt_packages").mkdir()
         (project / "dbt_packages" / "kanon").symlink_to(KANON_ROOT, target_is_directory=True)
         env = {name: value for name, value in os.environ.items() if not name.startswith(("DBT_", "KANON_"))}
-        env["KANON_RECORDS_DUCKDB"] = str(folder / "records.duckdb")
+        # relative to the project, where dbt runs: the same profile for every working folder, so
+        # that dbt takes the project as parsed by an earlier command (kept in the cache folder)
+        env["KANON_RECORDS_DUCKDB"] = "../records.duckdb"
         if key_hex is not None:
             env[DEFAULT_KEY_ENV] = key_hex
         elif DEFAULT_KEY_ENV in os.environ:
             env[DEFAULT_KEY_ENV] = os.environ[DEFAULT_KEY_ENV]
         runner = DbtRunner(project, env=env, profiles_dir=project, target_path=folder / "target",
-                           log_path=folder / "logs", timeout=None)
+                           log_path=folder / "logs", timeout=None, parse_cache=cache_dir() / "parses",
+                           parse_scope="kanon-records project")
         return cls(folder, runner)
 
     # --- loading --------------------------------------------------------------------------------
