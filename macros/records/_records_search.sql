@@ -43,6 +43,7 @@
   {%- if settings -%}{%- do run_query(settings) -%}{%- endif -%}
   {%- do kanon._records_drop_temporary(t) -%}
   {%- do kanon._scratch_create(t.classes, kanon._records_class_table_sql(plan)) -%}
+  {%- do kanon._scratch_analyze(t.classes) -%}
   {#- timed apart: the one scan into the class table, and the search on it -#}
   {%- set started = modules.datetime.datetime.now() -%}
 
@@ -98,6 +99,7 @@
       {%- endfor %}
   {%- endset -%}
   {%- do kanon._scratch_create(t.lattice, lattice_sql) -%}
+  {%- do kanon._scratch_analyze(t.lattice) -%}
 
   {%- set loss_column = '_k_loss_' ~ plan.loss -%}
   {%- set order = loss_column ~ ', _k_height, ' ~ (ql | join(', ')) -%}
@@ -291,6 +293,8 @@
       {%- do run_query('insert into ' ~ t.evals ~ ' ' ~ sql) -%}
     {%- endif -%}
   {%- endfor -%}
+  {#- the propagation joins the lattice with the batch: planned from the table's real size -#}
+  {%- do kanon._scratch_analyze(t.evals) -%}
 {% endmacro %}
 
 {#- The passing nodes of a lean batch, evaluated again in full (their loss). -#}

@@ -85,7 +85,7 @@
     {%- do kanon._scratch_create(open_cells, kanon._table_open_cells_sql(n, t, anc, '_k_t._k_open = 1', k, lo, limit, moves, plan.step, glued), true) -%}
     {%- do kanon._scratch_update(t, {'_k_open': '0'}, '_k_open = 1') -%}
     {%- do kanon._scratch_update(t, {'_k_open': '1'}, '(' ~ nodes ~ ') in (select ' ~ nodes ~ ' from ' ~ open_cells ~ ')') -%}
-    {%- do kanon._table_analyze(t) -%}
+    {%- do kanon._scratch_analyze(t) -%}
     {%- set open = run_query('select count(*) from ' ~ open_cells).rows[0][0] | int -%}
     {%- do log('kanon table search, round ' ~ (ns.rounds + 1) ~ ': ' ~ open ~ ' open cell(s)') -%}
     {%- if open == 0 -%}
@@ -98,7 +98,7 @@
       {%- set unpicked_count = 'select count(*) from ' ~ t ~ ' as _k_t where _k_t._k_open = 1 and ' ~ unpicked_sql -%}
       {%- do run_query('drop table if exists ' ~ picks) -%}
       {%- do kanon._scratch_create(picks, kanon._table_picks_sql(n, t, anc, 'true', k, lo, limit, moves, plan.step, glued), true) -%}
-      {%- do kanon._table_analyze(picks) -%}
+      {%- do kanon._scratch_analyze(picks) -%}
       {%- set unpicked = run_query(unpicked_count).rows[0][0] | int -%}
       {#- a cube found without bounds in an earlier round, for a cell whose pick waited, still
           protects it (cells only ever become hidden, and a hidden cell's bounds are those of
@@ -315,12 +315,6 @@
   where not exists (select 1 from _k_waiting where _k_waiting._k_order = _k_new._k_order)
 {%- endmacro %}
 
-{#- Statistics of a temporary table of the search, where the warehouse needs them (_analyze_temporary). -#}
-{% macro _table_analyze(relation) %}
-  {%- set sql = kanon._analyze_temporary(relation) -%}
-  {%- if sql -%}{%- do run_query(sql) -%}{%- endif -%}
-{% endmacro %}
-
 {#- Temporary tables of the cells of `cells` (a table) numbered by node, `t` (with `extra`
     columns, SQL after the cells' own), and of every leaf's path to the top, `anc`<i>
     (_table_numbered_ctes), with their statistics: what the search and the gate's
@@ -328,9 +322,9 @@
 {% macro _table_numbered_tables(cells, tops, t, anc, extra='') %}
   {%- set numbered = kanon._table_numbered_ctes(cells, tops, '_k_numbered', '_k_anc') -%}
   {%- do kanon._scratch_create(t, 'with ' ~ numbered ~ ' select _k_numbered.*' ~ extra ~ ' from _k_numbered') -%}
-  {%- do kanon._table_analyze(t) -%}
+  {%- do kanon._scratch_analyze(t) -%}
   {%- for i in range(tops | length) -%}
     {%- do kanon._scratch_create(anc ~ i, 'with ' ~ numbered ~ ' select * from _k_anc' ~ i) -%}
-    {%- do kanon._table_analyze(anc ~ i) -%}
+    {%- do kanon._scratch_analyze(anc ~ i) -%}
   {%- endfor -%}
 {% endmacro %}

@@ -22,6 +22,8 @@
                                    set column = expression (sets: {column: SQL}) on the rows
                                    meeting `where`, as UPDATE does
     _scratch_delete(name, where)   the rows meeting `where` removed, as DELETE does
+    _scratch_analyze(name)         its statistics, where the warehouse plans from statistics it
+                                   does not gather by itself (_analyze_temporary: Postgres)
 
     _scratch_suffix()              what a model's scratch names end with: the same in every run of
                                    the model, so that on Spark a crashed search's tables are
@@ -159,4 +161,10 @@
   {%- do kanon._scratch_create(sibling, sql, in_stages) -%}
   {%- do run_query(verb ~ ' ' ~ name ~ ' select * from ' ~ sibling) -%}
   {%- do run_query('drop table if exists ' ~ sibling) -%}
+{% endmacro %}
+
+
+{% macro _scratch_analyze(name) %}
+  {%- set sql = kanon._analyze_temporary(name) -%}
+  {%- if sql -%}{%- do run_query(sql) -%}{%- endif -%}
 {% endmacro %}
