@@ -29,7 +29,7 @@ import pytest
 # DBT and DbtResult are re-exported: test modules import them from here
 from kanon_tools.dbt_runner import DBT as DBT
 from kanon_tools.dbt_runner import DbtResult as DbtResult
-from kanon_tools.dbt_runner import DbtRunner
+from kanon_tools.dbt_runner import DbtRunner, swapped_environment
 from kanon_tools.warehouse import Target, postgres_params
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -264,23 +264,17 @@ def kanon_tools_cli(argv: list[str], env: dict[str, str], cwd: Path, *, process:
     from kanon_tools.__main__ import main
 
     out, err = io.StringIO(), io.StringIO()
-    saved = dict(os.environ)
-    os.environ.clear()
-    os.environ.update(env)
-    try:
-        with contextlib.chdir(cwd), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            try:
-                code = main(list(argv))
-            except SystemExit as stop:  # argparse, and commands that exit
-                code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
-                if isinstance(stop.code, str):
-                    err.write(stop.code + "\n")
-            except Exception:  # as Python's own handler would: the traceback on stderr, exit 1
-                traceback.print_exc(file=err)
-                code = 1
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
+    with swapped_environment(env), contextlib.chdir(cwd), contextlib.redirect_stdout(out), \
+            contextlib.redirect_stderr(err):
+        try:
+            code = main(list(argv))
+        except SystemExit as stop:  # argparse, and commands that exit
+            code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
+            if isinstance(stop.code, str):
+                err.write(stop.code + "\n")
+        except Exception:  # as Python's own handler would: the traceback on stderr, exit 1
+            traceback.print_exc(file=err)
+            code = 1
     return subprocess.CompletedProcess([sys.executable, "-m", "kanon_tools", *argv], code, out.getvalue(),
                                        err.getvalue())
 

@@ -223,7 +223,7 @@ class DbtRunner:
         env = dict(self.env)
         if not self.artifacts:  # no manifest.json; run_results.json is written below
             env.setdefault("DBT_WRITE_JSON", "false")
-        with _IN_PROCESS, _environment(env), contextlib.chdir(self.cwd), \
+        with _IN_PROCESS, swapped_environment(env), contextlib.chdir(self.cwd), \
                 contextlib.redirect_stdout(output), contextlib.redirect_stderr(output):
             try:
                 saved.restore()
@@ -312,7 +312,7 @@ def cache_dir() -> Path:
 
 
 @contextlib.contextmanager
-def _environment(env: Mapping[str, str]) -> Iterator[None]:
+def swapped_environment(env: Mapping[str, str]) -> Iterator[None]:
     """os.environ is `env` inside, and what it was after (dbt and profiles.yml read it)."""
     saved = dict(os.environ)
     os.environ.clear()
