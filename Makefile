@@ -57,7 +57,7 @@ $(SEEDED): $(STAMP) $(wildcard seeds/*/*)
 lint-source: $(SEEDED)
 	$(BIN)/ruff check python_helpers tests
 	$(BIN)/mypy
-	$(LINT_ENV) $(BIN)/sqlfluff lint models macros analyses
+	$(LINT_ENV) $(BIN)/sqlfluff lint --processes 2 models macros analyses
 
 ## lint-compiled: sqlfluff on the SQL the macros generate, as compiled into the example, the
 ## integration-test and the benchmark's models (each project built on a scratch DuckDB file)
@@ -85,7 +85,7 @@ lint-compiled: $(SEEDED)
 	  $(BENCH_LINT)/project
 	cd $(BENCH_LINT)/project && $(BENCH_LINT_ENV) $(CURDIR)/$(BIN)/dbt deps --quiet \
 	  && $(BENCH_LINT_ENV) $(CURDIR)/$(BIN)/dbt build --quiet --target-path $(CURDIR)/target/lint \
-	  && $(BENCH_LINT_ENV) $(CURDIR)/$(BIN)/sqlfluff lint models
+	  && $(BENCH_LINT_ENV) $(CURDIR)/$(BIN)/sqlfluff lint --processes 2 models
 	$(BIN)/sqlfluff lint --processes 2 --config .sqlfluff-compiled target/lint/compiled
 
 ## bench: release cost against the bare aggregate, and what record and table releases cost (see BENCHMARKS.md)

@@ -5,29 +5,31 @@
   466 s). Excluding the InlineCTE optimizer rule hit internal errors of Spark's CTE planning
   ("Could not find _k_d1_label2", pyspark 4.3); cached temporary views still ran out of memory at
   the eighth ladder step, since a view is expanded into the whole plan under it before the cache
-  is found. So on Spark the staging statement is split where kanon wrote it: each CTE of its
-  top-level WITH becomes a statement of its own. A CTE the engine asked to materialize
-  (_cte_materialized marks it with a comment on Spark) is written to a Parquet table in the
-  private audit schema (`scratch`), where later statements read it as a table, a leaf of their
-  plans; any other becomes a temporary view. The final select reads them.
+  is found. So on Spark a statement is split where kanon wrote it: each CTE of its top-level
+  WITH becomes a statement of its own. A CTE read more than once, or one the engine asked to
+  materialize (_cte_materialized marks it with a comment on Spark), is written to a Parquet
+  table in the private audit schema (`scratch`), where later statements read it as a table, a
+  leaf of their plans; one read once becomes a temporary view, expanded once, so the plan grows
+  no more than the statement's, and a view costs Spark no job and no metastore write. The final
+  select reads them. (Until 2026-12 a release's staging statement made tables only of the
+  marked CTEs: the table kind's final select reads its cells five times over a chain of 17 views,
+  and its second release ran a 2 GB driver out of heap; as tables it takes 1.4 s.)
 
-  Every name starts with `prefix` (the staging relation's) and is numbered in the order the
-  statements create them, so that two releases never share one and _drop_staging drops them
-  last first. A crashed release leaves its tables in the private schema (like the trail's
-  suppressed groups, they may hold cells below k): the next release of the model drops them
-  first.
+  Every name starts with `prefix` (the staging relation's, or a search's scratch table's) and is
+  numbered in the order the statements create them, so that two releases never share one and
+  _drop_staging drops them last first. A crashed release leaves its tables in the private schema
+  (like the trail's suppressed groups, they may hold cells below k): the next release of the
+  model drops them first.
 
   A CTE whose body has a WITH of its own (the table search nests its cube engine so) is split
-  the same way, its CTEs becoming stages before it. With `all_tables` every CTE read more than
-  once becomes a table (the searches' statements, _scratch_table: their CTEs are read many times,
-  and a temporary view is expanded wherever it is read); one read once stays a view.
+  the same way, its CTEs becoming stages before it.
 
   Returns {'stages': [statement, ...], 'drops': [the statements dropping each stage, in the
   order they were created], 'select': the final select}. A statement without a
   top-level WITH has no stages. CTE names are renamed outside string literals, quoted
   identifiers and comments only, and never after a dot (a column or a qualified relation).
 -#}
-{% macro _spark_stages(sql, prefix, scratch, all_tables=false) %}
+{% macro _spark_stages(sql, prefix, scratch) %}
   {%- set re = modules.re -%}
   {#- a literal, a quoted identifier or a comment (left as they are); a parenthesis; a name -#}
   {%- set lexeme = re.compile('(?s)(\'(?:[^\'\\\\]|\\\\.)*\'|"(?:[^"\\\\]|\\\\.)*"|`[^`]*`|--[^\\n]*|/\\*.*?\\*/)|([()])|((?<![\\w.`])[A-Za-z_]\\w*)') -%}
@@ -64,22 +66,21 @@
       {{ exceptions.raise_compiler_error("kanon: could not split the release's WITH clause for Spark at: " ~ sql[ns.at:ns.at + 80]) }}
     {%- endif -%}
   {%- endfor -%}
-  {#- how often each CTE is read after it: by the later CTEs and the final select -#}
+  {#- how often each CTE is read after it: by the later CTEs and the final select (a name before
+      a dot qualifies a column: not a read) -#}
   {%- set reads = {} -%}
   {%- for name, cached, body in ctes -%}{%- do reads.update({name | lower: 0}) -%}{%- endfor -%}
   {%- for name, cached, body in ctes + [('', false, sql[ns.at:])] -%}
-    {%- for m in lexeme.finditer(body) if m.group(3) and (m.group(3) | lower) in reads -%}
+    {%- for m in lexeme.finditer(body) if m.group(3) and (m.group(3) | lower) in reads and body[m.end():m.end() + 1] != '.' -%}
       {%- do reads.update({m.group(3) | lower: reads[m.group(3) | lower] + 1}) -%}
     {%- endfor -%}
   {%- endfor -%}
-  {#- what each CTE becomes, as SQL: a table in the scratch schema or a temporary view. With
-      all_tables, a CTE read once is a view all the same: it is expanded once, so the plan grows
-      no more than the statement's, and a view costs Spark no job and no metastore write -#}
+  {#- what each CTE becomes, as SQL: a table in the scratch schema or a temporary view -#}
   {%- set views = {} -%}
   {%- set tables = [] -%}
   {%- for name, cached, body in ctes -%}
     {%- set numbered = kanon._quote(prefix ~ ('%03d' | format(loop.index)) ~ name) -%}
-    {%- if cached or (all_tables and reads[name | lower] > 1) -%}
+    {%- if cached or reads[name | lower] > 1 -%}
       {%- do tables.append(name | lower) -%}
       {%- do views.update({name | lower: kanon._quote(scratch.schema) ~ '.' ~ numbered}) -%}
     {%- else -%}
@@ -93,7 +94,7 @@
     {%- set body = kanon._spark_stages_rename(body, views, lexeme) -%}
     {#- a CTE whose body has a WITH of its own: its CTEs are stages too, before it -#}
     {%- if opening.match(body) -%}
-      {%- set inner = kanon._spark_stages(body, prefix ~ ('%03d' | format(loop.index)) ~ name ~ '_', scratch, all_tables) -%}
+      {%- set inner = kanon._spark_stages(body, prefix ~ ('%03d' | format(loop.index)) ~ name ~ '_', scratch) -%}
       {%- do stages.extend(inner.stages) -%}
       {%- do drops.extend(inner.drops) -%}
       {%- set body = inner.select -%}

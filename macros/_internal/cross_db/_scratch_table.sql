@@ -68,7 +68,7 @@
 {% macro spark___scratch_create(name, sql, in_stages) %}
   {%- set scratch = kanon._spark_stage_scratch() -%}
   {%- do run_query('create schema if not exists ' ~ kanon._quote(scratch.schema)) -%}
-  {%- set split = kanon._spark_stages(sql, name.split('.')[-1] ~ '__', scratch, all_tables=true)
+  {%- set split = kanon._spark_stages(sql, name.split('.')[-1] ~ '__', scratch)
       if in_stages else {'stages': [], 'select': sql} -%}
   {%- for stage in split.stages -%}
     {%- do run_query(stage) -%}
