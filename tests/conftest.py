@@ -19,7 +19,7 @@ import sys
 import tempfile
 import traceback
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -255,19 +255,27 @@ def kanon_tools_cli(argv: list[str], env: dict[str, str], cwd: Path, *, process:
     """`python -m kanon_tools <argv>` with `env` in `cwd`: its exit code, stdout and stderr.
 
     process=True runs it as a user does, a Python process of its own (a few tests per command
-    keep that). Otherwise its main() runs here, as the process would run it (argparse's exits and
-    an uncaught exception's traceback included), and so do the dbt invocations it makes
-    (kanon_tools.dbt_runner): seconds of start-up saved on every call."""
+    keep that). Otherwise its main() runs here (`main_in_process`): seconds of start-up saved on
+    every call."""
+    command = [sys.executable, "-m", "kanon_tools", *argv]
     if process:
-        return subprocess.run([sys.executable, "-m", "kanon_tools", *argv], env=env, cwd=cwd, capture_output=True,
-                              text=True, timeout=timeout)
+        return subprocess.run(command, env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout)
     from kanon_tools.__main__ import main
 
+    return main_in_process(main, command, env, cwd)
+
+
+def main_in_process(main: Callable[[list[str]], int], command: list[str], env: dict[str, str],
+                    cwd: Path) -> subprocess.CompletedProcess[str]:
+    """A command's main() run here on its arguments (command[0] is the program, as in a process's
+    argv), with `env` and `cwd`, as its process would run it: argparse's exits and an uncaught
+    exception's traceback included, and the dbt invocations it makes (kanon_tools.dbt_runner).
+    Returns what subprocess.run would: the exit code, stdout and stderr."""
     out, err = io.StringIO(), io.StringIO()
     with swapped_environment(env), contextlib.chdir(cwd), contextlib.redirect_stdout(out), \
             contextlib.redirect_stderr(err):
         try:
-            code = main(list(argv))
+            code = main(list(command[1:]))
         except SystemExit as stop:  # argparse, and commands that exit
             code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
             if isinstance(stop.code, str):
@@ -275,8 +283,7 @@ def kanon_tools_cli(argv: list[str], env: dict[str, str], cwd: Path, *, process:
         except Exception:  # as Python's own handler would: the traceback on stderr, exit 1
             traceback.print_exc(file=err)
             code = 1
-    return subprocess.CompletedProcess([sys.executable, "-m", "kanon_tools", *argv], code, out.getvalue(),
-                                       err.getvalue())
+    return subprocess.CompletedProcess(command, code, out.getvalue(), err.getvalue())
 
 
 def copy_project(src: Path, dest: Path) -> Path:

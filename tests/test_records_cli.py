@@ -20,7 +20,8 @@ from typing import Any
 
 import pandas as pd
 import pytest
-from kanon_tools.records import example
+from conftest import main_in_process
+from kanon_tools.records import cli, example
 from kanon_tools.records.files import parse_table, read_table, render_table
 from pycanon import anonymity
 
@@ -40,10 +41,17 @@ class Command:
     stderr: str
 
 
-def records(*args: str | Path, cwd: Path) -> Command:
-    """The installed `kanon-records` script, as a user runs it."""
-    done = subprocess.run([str(SCRIPT), *map(str, args)], cwd=cwd, capture_output=True, text=True, timeout=600,
-                          env={k: v for k, v in os.environ.items() if k != "KANON_PSEUDONYM_KEY"})
+def records(*args: str | Path, cwd: Path, process: bool = False) -> Command:
+    """`kanon-records <args>` in `cwd`, without a pseudonym key in its environment. process=True:
+    the installed script, as a user runs it (the CSV round trip runs each command so); otherwise
+    its main() here, dbt included (conftest.main_in_process), which spares a Python start and
+    dbt's imports a call."""
+    command = [str(SCRIPT), *map(str, args)]
+    env = {k: v for k, v in os.environ.items() if k != "KANON_PSEUDONYM_KEY"}
+    if process:
+        done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=600, env=env)
+    else:
+        done = main_in_process(cli.main, command, env, cwd)
     return Command(done.returncode, done.stdout, done.stderr)
 
 
@@ -65,7 +73,8 @@ class Japanese:
 
 @pytest.fixture(scope="module")
 def round_trips(tmp_path_factory: pytest.TempPathFactory) -> dict[str, RoundTrip]:
-    """inspect -> plan -> run in each format (plan as JSON; its text is the Japanese fixture's)."""
+    """inspect -> plan -> run in each format (plan as JSON; its text is the Japanese fixture's): the
+    CSV one through the installed script, each command a process, as a user runs it."""
     people = read_table(EXAMPLE / "people.csv")
     config = EXAMPLE / "config.json"
     out = {}
@@ -73,12 +82,13 @@ def round_trips(tmp_path_factory: pytest.TempPathFactory) -> dict[str, RoundTrip
         folder = tmp_path_factory.mktemp(f"records_{fmt}")
         source = folder / f"people.{fmt}"
         source.write_bytes(render_table(people, fmt, seed=b"input order"))
-        inspect = records("inspect", source, "--config-out", folder / "proposed.json", cwd=folder)
+        process = fmt == "csv"
+        inspect = records("inspect", source, "--config-out", folder / "proposed.json", cwd=folder, process=process)
         proposed = json.loads((folder / "proposed.json").read_text(encoding="utf-8")) if inspect.code == 0 else {}
-        plan = records("plan", source, "-c", config, "--format", "json", cwd=folder)
+        plan = records("plan", source, "-c", config, "--format", "json", cwd=folder, process=process)
         assert plan.code == 0, plan.stderr
         run = records("run", source, "-c", config, "-o", folder / f"safe.{fmt}", "--report-json",
-                      folder / "receipt.json", "--report-text", folder / "receipt.txt", cwd=folder)
+                      folder / "receipt.json", "--report-text", folder / "receipt.txt", cwd=folder, process=process)
         out[fmt] = RoundTrip(folder, source, inspect, proposed, json.loads(plan.stdout), run)
     return out
 

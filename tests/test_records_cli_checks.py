@@ -1,7 +1,7 @@
 """`kanon-records` (issue 14): every exit code, the planted leaks and proxy found by plan, hint packs
 on the command line, pseudonyms with a generated key, a byte-identical rerun and --dry-run.
 
-In-process (`cli.main`), which runs dbt in subprocesses as the script does; the example is the
+In-process (`cli.main`), which runs dbt in its process as the script does (kanon_tools.dbt_runner); the example is the
 committed one (examples/records_japan). Exit codes 1 and 2 that need no dbt are here too, since
 they are what a user meets first.
 """

@@ -33,9 +33,11 @@ CASES: dict[str, dict[str, Any]] = {
         "with a as (select 1 as x), b as (select x from a), c as (select x from a), d as (select x from b) "
         "select * from c cross join d")},
     # a CTE the engine asked to cache is a table though it is read once; b is read twice: a table
-    # (a release's staging statement as a search's: a view read twice is expanded twice)
+    # (a release's staging statement as a search's: a view read twice is expanded twice); c, read
+    # twice, the engine asked to inline: a view
     "release": {"sql": (
-        "with a as /*kanon:cache*/ (select 1 as x), b as (select x from a) select * from b, b as b2")},
+        "with a as /*kanon:cache*/ (select 1 as x), b as (select x from a), c as /*kanon:inline*/ (select 2 as y) "
+        "select * from b, b as b2, c, c as c2")},
     # names inside literals, quoted identifiers and comments, and after a dot, are not CTE names;
     # `a.a` qualifies a column of a: renamed, but not a read (a is read once: a view)
     "names": {"sql": (
@@ -87,16 +89,18 @@ def test_a_cte_read_more_than_once_is_a_table_and_one_read_once_a_view(split: di
                                  'drop view if exists "m__003c"', 'drop view if exists "m__004d"']
 
 
-def test_a_cte_the_engine_marked_is_a_table_though_read_once(split: dict[str, dict[str, Any]]) -> None:
+def test_the_engine_s_marks_decide_over_how_often_a_cte_is_read(split: dict[str, dict[str, Any]]) -> None:
     release = split["release"]
     assert release["stages"] == [
         'drop table if exists "audit"."m__001a"',
         'create table "audit"."m__001a" using parquet as select 1 as x',
         'drop table if exists "audit"."m__002b"',
         'create table "audit"."m__002b" using parquet as select x from "audit"."m__001a"',
+        'create or replace temporary view "m__003c" as select 2 as y',
     ]
-    assert release["select"] == 'select * from "audit"."m__002b", "audit"."m__002b" as b2'
-    assert release["drops"] == ['drop table if exists "audit"."m__001a"', 'drop table if exists "audit"."m__002b"']
+    assert release["select"] == 'select * from "audit"."m__002b", "audit"."m__002b" as b2, "m__003c", "m__003c" as c2'
+    assert release["drops"] == ['drop table if exists "audit"."m__001a"', 'drop table if exists "audit"."m__002b"',
+                                'drop view if exists "m__003c"']
 
 
 def test_only_names_that_read_a_cte_are_rewritten(split: dict[str, dict[str, Any]]) -> None:

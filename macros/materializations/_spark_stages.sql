@@ -6,12 +6,13 @@
   ("Could not find _k_d1_label2", pyspark 4.3); cached temporary views still ran out of memory at
   the eighth ladder step, since a view is expanded into the whole plan under it before the cache
   is found. So on Spark a statement is split where kanon wrote it: each CTE of its top-level
-  WITH becomes a statement of its own. A CTE read more than once, or one the engine asked to
-  materialize (_cte_materialized marks it with a comment on Spark), is written to a Parquet
-  table in the private audit schema (`scratch`), where later statements read it as a table, a
-  leaf of their plans; one read once becomes a temporary view, expanded once, so the plan grows
-  no more than the statement's, and a view costs Spark no job and no metastore write. The final
-  select reads them. (Until 2026-12 a release's staging statement made tables only of the
+  WITH becomes a statement of its own. A CTE the engine asked to materialize, or one read more
+  than once that it did not ask to inline (_cte_materialized marks both with a comment on Spark:
+  kanon:cache, kanon:inline), is written to a Parquet table in the private audit schema
+  (`scratch`), where later statements read it as a table, a leaf of their plans; any other
+  becomes a temporary view, expanded where it is read: one read once grows the plan no more than
+  the statement's, costs Spark no job and no metastore write, and an inlined one (the count
+  engine's events, read by a few CTEs) is not copied to disk whole. The final select reads them. (Until 2026-12 a release's staging statement made tables only of the
   marked CTEs: the table kind's final select reads its cells five times over a chain of 17 views,
   and its second release ran a 2 GB driver out of heap; as tables it takes 1.4 s.)
 
@@ -58,7 +59,7 @@
     {%- set m = header.match(sql, ns.at) -%}
     {%- if m and (m.end() - 1) in groups -%}
       {%- set close = groups[m.end() - 1] -%}
-      {%- do ctes.append((m.group(1), 'kanon:cache' in m.group(2), sql[m.end():close])) -%}
+      {%- do ctes.append((m.group(1), 'cache' if 'kanon:cache' in m.group(2) else ('inline' if 'kanon:inline' in m.group(2) else ''), sql[m.end():close])) -%}
       {%- set after = separator.match(sql, close + 1) -%}
       {%- set ns.at = after.end() if after else close + 1 -%}
       {%- set ns.done = not after -%}
@@ -69,8 +70,8 @@
   {#- how often each CTE is read after it: by the later CTEs and the final select (a name before
       a dot qualifies a column: not a read) -#}
   {%- set reads = {} -%}
-  {%- for name, cached, body in ctes -%}{%- do reads.update({name | lower: 0}) -%}{%- endfor -%}
-  {%- for name, cached, body in ctes + [('', false, sql[ns.at:])] -%}
+  {%- for name, mark, body in ctes -%}{%- do reads.update({name | lower: 0}) -%}{%- endfor -%}
+  {%- for name, mark, body in ctes + [('', '', sql[ns.at:])] -%}
     {%- for m in lexeme.finditer(body) if m.group(3) and (m.group(3) | lower) in reads and body[m.end():m.end() + 1] != '.' -%}
       {%- do reads.update({m.group(3) | lower: reads[m.group(3) | lower] + 1}) -%}
     {%- endfor -%}
@@ -78,9 +79,9 @@
   {#- what each CTE becomes, as SQL: a table in the scratch schema or a temporary view -#}
   {%- set views = {} -%}
   {%- set tables = [] -%}
-  {%- for name, cached, body in ctes -%}
+  {%- for name, mark, body in ctes -%}
     {%- set numbered = kanon._quote(prefix ~ ('%03d' | format(loop.index)) ~ name) -%}
-    {%- if cached or reads[name | lower] > 1 -%}
+    {%- if mark == 'cache' or (mark != 'inline' and reads[name | lower] > 1) -%}
       {%- do tables.append(name | lower) -%}
       {%- do views.update({name | lower: kanon._quote(scratch.schema) ~ '.' ~ numbered}) -%}
     {%- else -%}
@@ -89,7 +90,7 @@
   {%- endfor -%}
   {%- set stages = [] -%}
   {%- set drops = [] -%}
-  {%- for name, cached, body in ctes -%}
+  {%- for name, mark, body in ctes -%}
     {%- set view = views[name | lower] -%}
     {%- set body = kanon._spark_stages_rename(body, views, lexeme) -%}
     {#- a CTE whose body has a WITH of its own: its CTEs are stages too, before it -#}

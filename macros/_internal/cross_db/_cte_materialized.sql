@@ -8,8 +8,8 @@
   {{ return('materialized' if materialized else 'not materialized') }}
 {%- endmacro %}
 
-{#- Spark SQL has no MATERIALIZED hint on a CTE: a comment marks the CTEs the k_anonymous
-    materialization caches when it splits the release into stages (_spark_stages). -#}
+{#- Spark SQL has no MATERIALIZED hint on a CTE: a comment marks the CTEs a statement split into
+    stages (_spark_stages) writes to a table, and those it keeps as views however often read. -#}
 {% macro spark___cte_materialized(materialized) -%}
-  {{ return('/*kanon:cache*/' if materialized else '') }}
+  {{ return('/*kanon:cache*/' if materialized else '/*kanon:inline*/') }}
 {%- endmacro %}
