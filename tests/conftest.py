@@ -257,25 +257,25 @@ def kanon_tools_cli(argv: list[str], env: dict[str, str], cwd: Path, *, process:
     process=True runs it as a user does, a Python process of its own (a few tests per command
     keep that). Otherwise its main() runs here (`main_in_process`): seconds of start-up saved on
     every call."""
-    command = [sys.executable, "-m", "kanon_tools", *argv]
+    program = [sys.executable, "-m", "kanon_tools"]
     if process:
-        return subprocess.run(command, env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+        return subprocess.run([*program, *argv], env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout)
     from kanon_tools.__main__ import main
 
-    return main_in_process(main, command, env, cwd)
+    return main_in_process(main, program, argv, env, cwd)
 
 
-def main_in_process(main: Callable[[list[str]], int], command: list[str], env: dict[str, str],
+def main_in_process(main: Callable[[list[str]], int], program: list[str], argv: list[str], env: dict[str, str],
                     cwd: Path) -> subprocess.CompletedProcess[str]:
-    """A command's main() run here on its arguments (command[0] is the program, as in a process's
-    argv), with `env` and `cwd`, as its process would run it: argparse's exits and an uncaught
-    exception's traceback included, and the dbt invocations it makes (kanon_tools.dbt_runner).
-    Returns what subprocess.run would: the exit code, stdout and stderr."""
+    """`program`'s main() run here on `argv` (its arguments, without the program), with `env` and
+    `cwd`, as its process would run it: argparse's exits and an uncaught exception's traceback
+    included, and the dbt invocations it makes (kanon_tools.dbt_runner). Returns what
+    subprocess.run would: the exit code, stdout and stderr."""
     out, err = io.StringIO(), io.StringIO()
     with swapped_environment(env), contextlib.chdir(cwd), contextlib.redirect_stdout(out), \
             contextlib.redirect_stderr(err):
         try:
-            code = main(list(command[1:]))
+            code = main(list(argv))
         except SystemExit as stop:  # argparse, and commands that exit
             code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
             if isinstance(stop.code, str):
@@ -283,7 +283,7 @@ def main_in_process(main: Callable[[list[str]], int], command: list[str], env: d
         except Exception:  # as Python's own handler would: the traceback on stderr, exit 1
             traceback.print_exc(file=err)
             code = 1
-    return subprocess.CompletedProcess(command, code, out.getvalue(), err.getvalue())
+    return subprocess.CompletedProcess([*program, *argv], code, out.getvalue(), err.getvalue())
 
 
 def copy_project(src: Path, dest: Path) -> Path:

@@ -46,12 +46,12 @@ def records(*args: str | Path, cwd: Path, process: bool = False) -> Command:
     the installed script, as a user runs it (the CSV round trip runs each command so); otherwise
     its main() here, dbt included (conftest.main_in_process), which spares a Python start and
     dbt's imports a call."""
-    command = [str(SCRIPT), *map(str, args)]
+    argv = [str(a) for a in args]
     env = {k: v for k, v in os.environ.items() if k != "KANON_PSEUDONYM_KEY"}
     if process:
-        done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=600, env=env)
+        done = subprocess.run([str(SCRIPT), *argv], cwd=cwd, capture_output=True, text=True, timeout=600, env=env)
     else:
-        done = main_in_process(cli.main, command, env, cwd)
+        done = main_in_process(cli.main, [str(SCRIPT)], argv, env, cwd)
     return Command(done.returncode, done.stdout, done.stderr)
 
 
