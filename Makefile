@@ -13,8 +13,7 @@ venv: $(STAMP)
 $(STAMP): requirements.txt python_helpers/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	@# no bytecode compiled at install: pyspark alone is thousands of modules the suite never imports
-	$(BIN)/python -m pip install --quiet --no-compile -r requirements.txt
+	$(BIN)/python -m pip install --quiet -r requirements.txt
 	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e python_helpers
 	touch $@
 
