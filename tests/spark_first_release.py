@@ -15,12 +15,12 @@ to 3 are done, with the size of dbt's log at that moment: what the log holds pas
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
-from kanon_tools.dbt_runner import DbtResult, DbtRunner
+from kanon_tools.dbt_runner import DbtRunner
 from kanon_tools.spark_sql import session
 
 
@@ -34,17 +34,12 @@ def main(spec_path: str) -> None:
     first = runner.run("run", "--select", *spec["first"])
     again = runner.run(*spec["again"])
     log = Path(spec["log_path"]) / "dbt.log"
-    done = {"loaded": loaded, "first": _result(first), "again": _result(again),
+    done = {"loaded": loaded, "first": dataclasses.asdict(first), "again": dataclasses.asdict(again),
             "log_size": log.stat().st_size if log.exists() else 0}
     partial = Path(spec["out"]).with_suffix(".partial")
     partial.write_text(json.dumps(done))
     partial.replace(spec["out"])
     runner.run(*spec["killed"])  # killed by the test while it runs
-
-
-def _result(result: DbtResult) -> dict[str, Any]:
-    return {"returncode": result.returncode, "output": result.output, "results": result.results,
-            "invocation_id": result.invocation_id}
 
 
 if __name__ == "__main__":

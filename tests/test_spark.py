@@ -264,8 +264,7 @@ def _first_release_and_a_killed_one(workdir: Path, statements: list[str], projec
     if done is None and out.exists():
         done = json.loads(out.read_text())
     assert done is not None, (workdir / "first_release.err").read_text()[-4000:]
-    first, again = (DbtResult(done[step]["returncode"], done[step]["output"], done[step]["results"],
-                              done[step]["invocation_id"]) for step in ("first", "again"))
+    first, again = (DbtResult(**done[step]) for step in ("first", "again"))
     return first, again, done["loaded"], {"alive_when_killed": alive, "in_time": time.monotonic() < deadline}
 
 

@@ -12,9 +12,10 @@
   (`scratch`), where later statements read it as a table, a leaf of their plans; any other
   becomes a temporary view, expanded where it is read: one read once grows the plan no more than
   the statement's, costs Spark no job and no metastore write, and an inlined one (the count
-  engine's events, read by a few CTEs) is not copied to disk whole. The final select reads them. (Until 2026-12 a release's staging statement made tables only of the
-  marked CTEs: the table kind's final select reads its cells five times over a chain of 17 views,
-  and its second release ran a 2 GB driver out of heap; as tables it takes 1.4 s.)
+  engine's events, read by a few CTEs) is not copied to disk whole. The final select reads them.
+  (Until 2026-12 a release's staging statement made tables only of the marked CTEs: the table
+  kind's final select reads its cells five times over a chain of 17 views, and its second release
+  ran a 2 GB driver out of heap; as tables it takes 1.4 s.)
 
   Every name starts with `prefix` (the staging relation's, or a search's scratch table's) and is
   numbered in the order the statements create them, so that two releases never share one and
