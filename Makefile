@@ -6,7 +6,8 @@ STAMP  := $(VENV)/.kanon-installed
 export DBT_PROFILES_DIR := $(CURDIR)
 export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 
-.PHONY: demo check test lint lint-source lint-compiled bench venv lock clean
+.PHONY: demo check test lint lint-source lint-python lint-sql lint-compiled compiled-example \
+	compiled-integration compiled-bench bench venv lock clean
 
 venv: $(STAMP)
 
@@ -25,7 +26,9 @@ demo: $(STAMP)
 ## check: the fast tier, between two changes (under two minutes): ruff, mypy, sqlfluff on the
 ## package's SQL, and every test that needs no warehouse (pytest -m "not dbt")
 TEST_WORKERS ?= 2
-check: lint-source
+LINT_JOBS ?= 2
+check:
+	$(MAKE) --no-print-directory -j$(LINT_JOBS) --output-sync=target lint-source
 	$(BIN)/python -m pytest -m "not dbt" -n $(TEST_WORKERS) -q
 
 ## test: the whole suite, the one CI runs: lint (check's linters and the SQL the macros
@@ -36,57 +39,79 @@ check: lint-source
 test: lint
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=25
 
+## lint: lint-source and lint-compiled, their steps two at a time (most steps use one core)
+lint:
+	$(MAKE) --no-print-directory -j$(LINT_JOBS) --output-sync=target lint-source lint-compiled
+
+# Each step that runs dbt has its own scratch DuckDB file and target path under target/lint: a
+# DuckDB file takes one writer at a time, and the steps run side by side.
+#
 # sqlfluff's dbt templater compiles every model, and kanon's release macros read the columns of
-# the seeds they use when they compile: so the seeds are loaded into a scratch DuckDB file first.
+# the seeds they use when they compile: so the seeds are loaded into the scratch file first.
 # The integration tests pseudonymise an identifier (models/records/records_pseudonym.sql): they
 # are built here with a fixed key that guards nothing (tests use their own).
+LINT := $(CURDIR)/target/lint
 LINT_KEY := 6c696e742d6f6e6c792d6b65792d6e6f742d612d7365637265742d6b616e6f6e
-LINT_ENV := KANON_DUCKDB_PATH=$(CURDIR)/target/lint.duckdb KANON_PSEUDONYM_KEY=$(LINT_KEY)
-BENCH_LINT := $(CURDIR)/target/lint_bench
-BENCH_LINT_ENV := KANON_DUCKDB_PATH=$(BENCH_LINT)/bench.duckdb KANON_SCHEMA=main
-lint: lint-source lint-compiled
-
-# the example's seeds in the scratch DuckDB file both lints compile against, loaded once
-SEEDED := target/lint.seeded
-$(SEEDED): $(STAMP) $(wildcard seeds/*/*)
-	mkdir -p target
-	$(LINT_ENV) $(BIN)/dbt seed --quiet
-	touch $@
+LINT_ENV = KANON_DUCKDB_PATH=$(LINT)/$(1).duckdb KANON_PSEUDONYM_KEY=$(LINT_KEY) DBT_LOG_PATH=$(LINT)/logs/$(1)
+BENCH_LINT_ENV := KANON_DUCKDB_PATH=$(LINT)/bench.duckdb KANON_SCHEMA=main DBT_LOG_PATH=$(LINT)/logs/bench
 
 ## lint-source: ruff, mypy, and sqlfluff on the package's own models, macros and analyses
-lint-source: $(SEEDED)
+lint-source: lint-python lint-sql
+
+lint-python: $(STAMP)
 	$(BIN)/ruff check python_helpers tests
 	$(BIN)/mypy
-	$(LINT_ENV) $(BIN)/sqlfluff lint --processes 2 models macros analyses
+
+# the example's seeds in the scratch DuckDB file the dbt templater compiles against, loaded once
+SEEDED := $(LINT)/source.seeded
+$(SEEDED): $(STAMP) $(wildcard seeds/*/*)
+	mkdir -p $(LINT)
+	$(call LINT_ENV,source) $(BIN)/dbt seed --quiet --target-path $(LINT)/source
+	touch $@
+
+lint-sql: $(SEEDED)
+	$(call LINT_ENV,source) $(BIN)/sqlfluff lint --processes 2 models macros analyses
 
 ## lint-compiled: sqlfluff on the SQL the macros generate, as compiled into the example, the
 ## integration-test and the benchmark's models (each project built on a scratch DuckDB file)
-lint-compiled: $(SEEDED)
-	@# the SQL the macros generate, as compiled into the example and integration-test models
-	$(LINT_ENV) $(BIN)/dbt compile --quiet --target-path $(CURDIR)/target/lint
-	cd integration_tests && $(LINT_ENV) KANON_SCHEMA=lint_it ../$(BIN)/dbt deps --quiet \
-	  && $(LINT_ENV) KANON_SCHEMA=lint_it ../$(BIN)/dbt build --quiet --target-path $(CURDIR)/target/lint
-	@# the benchmark's models (python_helpers/kanon_tools/bench_project): compiled like the integration
-	@# tests, since kanon's release macros read the columns of their events when they compile. So they
-	@# are built, offline, against a tiny generated dataset (both generator profiles) in a scratch
-	@# DuckDB file, from a copy of the project whose packages.yml names this checkout (a committed
-	@# packages.yml cannot hold its absolute path; bench.write_project writes the copy `make bench` uses
-	@# too). The copy's models are then linted as written, with the dbt templater and every rule of
-	@# .sqlfluff, and their compiled SQL with the rest below.
-	rm -rf $(BENCH_LINT) && mkdir -p $(BENCH_LINT)
-	$(BIN)/python -m kanon_tools generate --quiet --events 2000 --duckdb $(BENCH_LINT)/bench.duckdb --table events
+# Only each project's own nodes are linted: the integration and benchmark projects compile
+# kanon's models too, and the example's compile holds them.
+lint-compiled: compiled-example compiled-integration compiled-bench
+	$(BIN)/sqlfluff lint --processes 2 --config .sqlfluff-compiled $(LINT)/example/compiled \
+	  $(LINT)/integration/compiled/kanon_integration_tests $(LINT)/bench/compiled/kanon_bench
+
+compiled-example: $(STAMP)
+	mkdir -p $(LINT)
+	$(call LINT_ENV,example) $(BIN)/dbt seed --quiet --target-path $(LINT)/example \
+	  && $(call LINT_ENV,example) $(BIN)/dbt compile --quiet --target-path $(LINT)/example
+
+compiled-integration: $(STAMP)
+	mkdir -p $(LINT)
+	cd integration_tests && $(call LINT_ENV,integration) KANON_SCHEMA=lint_it ../$(BIN)/dbt deps --quiet \
+	  && $(call LINT_ENV,integration) KANON_SCHEMA=lint_it ../$(BIN)/dbt build --quiet --target-path $(LINT)/integration
+
+# The benchmark's models (python_helpers/kanon_tools/bench_project) are compiled like the
+# integration tests, since kanon's release macros read the columns of their events when they
+# compile. So they are built, offline, against a tiny generated dataset (both generator profiles)
+# in a scratch DuckDB file, from a copy of the project whose packages.yml names this checkout (a
+# committed packages.yml cannot hold its absolute path; bench.write_project writes the copy `make
+# bench` uses too). The copy's models are then linted as written, with the dbt templater and every
+# rule of .sqlfluff (its .sqlfluffignore says which are linted only compiled), and their compiled
+# SQL by lint-compiled.
+compiled-bench: $(STAMP)
+	rm -rf $(LINT)/bench* && mkdir -p $(LINT)
+	$(BIN)/python -m kanon_tools generate --quiet --events 2000 --duckdb $(LINT)/bench.duckdb --table events
 	$(BIN)/python -m kanon_tools generate --quiet --events 2000 --profile thinner \
-	  --duckdb $(BENCH_LINT)/bench.duckdb --table events_thinner
-	$(BIN)/python -m kanon_tools bench-records --generate-only 2000 --duckdb $(BENCH_LINT)/bench.duckdb
-	$(BIN)/python -m kanon_tools bench-table --generate-only --rows 40 --columns 10 --duckdb $(BENCH_LINT)/bench.duckdb
+	  --duckdb $(LINT)/bench.duckdb --table events_thinner
+	$(BIN)/python -m kanon_tools bench-records --generate-only 2000 --duckdb $(LINT)/bench.duckdb
+	$(BIN)/python -m kanon_tools bench-table --generate-only --rows 40 --columns 10 --duckdb $(LINT)/bench.duckdb
 	$(BIN)/python -m kanon_tools bench-table --generate-only --shape 3d --rows 40 --columns 10 \
-	  --duckdb $(BENCH_LINT)/bench.duckdb
+	  --duckdb $(LINT)/bench.duckdb
 	$(BIN)/python -c 'import sys, pathlib, kanon_tools.bench as b; b.write_project(pathlib.Path(sys.argv[1]))' \
-	  $(BENCH_LINT)/project
-	cd $(BENCH_LINT)/project && $(BENCH_LINT_ENV) $(CURDIR)/$(BIN)/dbt deps --quiet \
-	  && $(BENCH_LINT_ENV) $(CURDIR)/$(BIN)/dbt build --quiet --target-path $(CURDIR)/target/lint \
+	  $(LINT)/bench_project
+	cd $(LINT)/bench_project && $(BENCH_LINT_ENV) $(CURDIR)/$(BIN)/dbt deps --quiet \
+	  && $(BENCH_LINT_ENV) $(CURDIR)/$(BIN)/dbt build --quiet --target-path $(LINT)/bench \
 	  && $(BENCH_LINT_ENV) $(CURDIR)/$(BIN)/sqlfluff lint --processes 2 models
-	$(BIN)/sqlfluff lint --processes 2 --config .sqlfluff-compiled target/lint/compiled
 
 ## bench: release cost against the bare aggregate, and what record and table releases cost (see BENCHMARKS.md)
 bench: $(STAMP)

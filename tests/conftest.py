@@ -44,10 +44,21 @@ TEST_RUN = os.environ.setdefault("KANON_TEST_RUN", uuid.uuid4().hex)
 os.environ.setdefault("KANON_CACHE_DIR", str(Path(tempfile.gettempdir()) / f"kanon-test-cache-{TEST_RUN}"))
 
 
-# Files started first under `make test` (--dist loadfile --no-loadscope-reorder): the Spark
-# module is the suite's longest by far (a JVM per dbt invocation). xdist's default order, files
-# with the most tests first, started it last, and the suite then waited minutes on one worker.
-STARTED_FIRST = ("test_spark.py",)
+# The order files start in under `make test` (--dist loadfile --no-loadscope-reorder): longest
+# first, so that the two workers finish together (each takes the next file as it starts its last
+# one). Seconds each file took in a whole run on the 2-core machine (2026-12-05); a file not
+# listed takes under 10 s. xdist's default order, files with the most tests first, started the
+# Spark module last, and then, in test count order, left one worker 70 s behind the other.
+SECONDS_PER_FILE = {
+    "test_spark.py": 433, "test_table.py": 242, "test_audit.py": 108, "test_bench.py": 99,
+    "test_release_hardening.py": 91, "test_release_over_time.py": 77, "test_records.py": 73,
+    "test_cli.py": 68, "test_records_adult.py": 52, "test_records_cli.py": 45, "test_release.py": 45,
+    "test_host_settings.py": 43, "test_release_guards.py": 41, "test_records_receipt.py": 38,
+    "test_privacy_unit.py": 33, "test_release_property.py": 33, "test_records_cli_checks.py": 32,
+    "test_records_inspect.py": 28, "test_hierarchy_tests.py": 25, "test_records_pseudonym.py": 23,
+    "test_dbt_runner.py": 21, "test_records_reference.py": 17, "test_example.py": 14,
+    "test_audit_cell_fates.py": 12, "test_records_cli_findings.py": 12,
+}
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -63,14 +74,14 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 
 @pytest.hookimpl(trylast=True)  # after pytest's own reordering, which keeps a file's fixtures together
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The files of STARTED_FIRST first, then the others by their number of tests, most first
-    (xdist's own order); a file's tests together, in their order (the sort is stable)."""
+    """The files by SECONDS_PER_FILE, longest first, then the others by their number of tests,
+    most first (xdist's own order); a file's tests together, in their order (the sort is stable)."""
     per_file: dict[str, int] = {}
     first_seen: dict[str, int] = {}
     for at, item in enumerate(items):
         per_file[item.path.name] = per_file.get(item.path.name, 0) + 1
         first_seen.setdefault(item.path.name, at)
-    items.sort(key=lambda item: (item.path.name not in STARTED_FIRST, -per_file[item.path.name],
+    items.sort(key=lambda item: (-SECONDS_PER_FILE.get(item.path.name, 0), -per_file[item.path.name],
                                  first_seen[item.path.name]))
 
 
