@@ -113,7 +113,7 @@ compiled-bench: $(STAMP)
 	  && $(BENCH_LINT_ENV) $(CURDIR)/$(BIN)/dbt build --quiet --target-path $(LINT)/bench \
 	  && $(BENCH_LINT_ENV) $(CURDIR)/$(BIN)/sqlfluff lint --processes 2 models
 
-## bench: release cost against the bare aggregate, and what record and table releases cost (see BENCHMARKS.md)
+## bench: release cost against the bare aggregate, what record and table releases cost, and the file command (BENCHMARKS.md)
 bench: $(STAMP)
 	mkdir -p target
 	$(BIN)/python -m kanon_tools bench $(BENCH_ARGS)
@@ -124,6 +124,8 @@ bench: $(STAMP)
 	$(BIN)/python -m kanon_tools bench-table --shape 3d --workdir target/bench_table3 $(BENCH_TABLE_ARGS) \
 	  --out target/bench_table3.md
 	cat target/bench_table3.md >> BENCHMARKS.md
+	$(BIN)/python -m kanon_tools bench-file $(BENCH_FILE_ARGS) --out target/bench_file.md
+	cat target/bench_file.md >> BENCHMARKS.md
 
 ## lock: re-resolve requirements.in into the pinned requirements.txt
 lock:

@@ -63,3 +63,25 @@ def test_bench_records_smoke_run(warehouse_kind: str, tmp_path: Path) -> None:
     assert cells[3] == "2,000"  # the lattice of the five quasi-identifiers
     assert 0 < int(cells[4].replace(",", "")) <= 2000  # nodes evaluated
     assert float(cells[7]) > 0 and float(cells[8]) > 0  # release and floor seconds
+
+
+def test_bench_file_smoke_run(tmp_path: Path) -> None:
+    """`python -m kanon_tools bench-file` on a few hundred people: kanon-records inspect, plan and
+    run as a user runs them, each measured, and the released file written."""
+    out = tmp_path / "file.md"
+    proc = subprocess.run(
+        [sys.executable, "-m", "kanon_tools", "bench-file", "--rows", "400", "--inspect-rows", "300",
+         "--repeats", "1", "--workdir", str(tmp_path / "work"), "--out", str(out)],
+        cwd=ROOT, capture_output=True, text=True, timeout=600,
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    rows = {line.split("|")[1].strip(): [cell.strip() for cell in line.strip("|").split("|")]
+            for line in out.read_text().splitlines() if line.startswith(("| inspect", "| plan", "| run"))}
+    assert sorted(rows) == ["inspect", "plan", "run"]
+    assert [rows[c][1] for c in ("inspect", "plan", "run")] == ["300", "300", "400"]
+    for cells in rows.values():
+        assert float(cells[2]) > 0 and float(cells[3].split()[0]) > 0 and float(cells[4].replace(",", "")) > 50
+        assert cells[6] in ("yes", "no")
+    released = (tmp_path / "work" / "released.csv").read_text().splitlines()
+    assert released[0].split(",") and 0 < len(released) - 1 <= 400
+    assert "person_id" not in released[0]  # dropped, as the configuration says

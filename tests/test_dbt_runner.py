@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -108,3 +109,20 @@ def test_a_parse_is_kept_per_set_of_vars_and_put_back(probe: Path) -> None:
     other = _runner(probe, KANON_SCHEMA="elsewhere")
     assert other.run("run", "--select", "seen", "--vars", "{n: 1}").ok
     assert len(sorted(runner.parse_cache.glob("*.msgpack"))) == 2 + 1
+
+
+@pytest.mark.dbt
+def test_a_scratch_copy_of_a_project_reuses_the_parse_of_an_earlier_copy(probe: Path) -> None:
+    # kanon-records copies its project, profiles.yml inside, to a new folder for every command
+    def copy(name: str) -> DbtRunner:
+        project = probe / name / "project"
+        shutil.copytree(probe / "project", project)
+        env = {key: value for key, value in os.environ.items() if not key.startswith(("DBT_", "PROBE_"))}
+        env["PROBE_DUCKDB"] = str(probe / "probe.duckdb")
+        return DbtRunner(project, env=env, profiles_dir=project, target_path=probe / name / "target",
+                         log_path=probe / name / "logs", parse_cache=probe / "parses", parse_scope="probe copies")
+
+    assert copy("first").run("run", "--select", "seen").ok
+    second = copy("second").run("--debug", "run", "--select", "seen")
+    assert second.ok and "Partial parsing enabled" in second.output
+    assert "Unable to do partial parsing" not in second.output

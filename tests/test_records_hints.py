@@ -539,6 +539,26 @@ def test_era_dates(japan: tuple[Pack, ...]) -> None:
     assert [era_date(v) for v in more] == [True, True, True, False, False, False]
 
 
+def test_checks_count_rows_though_each_distinct_value_is_looked_at_once(japan: tuple[Pack, ...]) -> None:
+    # the minority side of a width mix is the side with fewer rows, not fewer distinct values
+    found = observe_column("c", ["ＡＢＣ", "ＸＹＺ", "ABC", "ABC", "ABC"], japan, None, [])
+    assert [(o.check, o.count, o.of) for o in found] == [("mixed_width", 2, 5)]
+    # every count of a column three times over is three times the count; every share the same
+    column = ["令和5年4月1日", "ＡＢＣ", "ABC", "090-1234-5678", "taro@example.com", "42", "130", None, "42"]
+    once, thrice = column, column * 3
+    assert {k: 3 * n for k, n in scan_column(once, japan).items()} == scan_column(thrice, japan)
+    assert [(o.rule_id, 3 * o.count, 3 * o.of) for o in observe_column("c", once, japan, None, [])] == \
+        [(o.rule_id, o.count, o.of) for o in observe_column("c", thrice, japan, None, [])]
+    ages = ["42", "７", "7", "65", "33", None, "42", "101"]  # ７ and 7 are one value after NFKC
+    for name, values in (("年齢", ages), ("誕生日", column), ("mail", column)):
+        single, triple = suggest_column(name, values, japan), suggest_column(name, values * 3, japan)
+        assert single, name
+        assert [(s.rule_id, s.evidence.name_matched, s.evidence.shape_share, s.evidence.values_share,
+                 s.evidence.range_share, 3 * s.evidence.checked) for s in single] == \
+            [(s.rule_id, s.evidence.name_matched, s.evidence.shape_share, s.evidence.values_share,
+              s.evidence.range_share, s.evidence.checked) for s in triple]
+
+
 def test_qi_declared_otherwise(japan: tuple[Pack, ...]) -> None:
     def checks(declared: str | None, suggested: list[str]) -> list[tuple[str, int, int]]:
         return [(o.rule_id, o.count, o.of) for o in observe_column("c", ["x"], japan, declared, suggested)]

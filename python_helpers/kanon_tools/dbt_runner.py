@@ -176,9 +176,8 @@ class DbtRunner:
     def run(self, *args: str, measure_rss: bool = False) -> DbtResult:
         """`dbt <args> --project-dir <project>`; never raises for a failed dbt (see DbtResult.ok).
 
-        measure_rss: also report the dbt process's peak resident memory (VmHWM from /proc, polled
-        until it exits; a forked child's ru_maxrss would also count pages it shared with this
-        process), so dbt runs as a process. Linux only; elsewhere peak_rss_mb stays None.
+        measure_rss: also report the dbt process's peak resident memory (run_process), so dbt runs
+        as a process. Linux only; elsewhere peak_rss_mb stays None.
         """
         forbidden = os.environ.get("KANON_NO_DBT") or self.env.get("KANON_NO_DBT")
         if forbidden:
@@ -187,30 +186,9 @@ class DbtRunner:
         if not (self.process or measure_rss):
             return self._run_in_process(args)
         cmd = [DBT, *args, "--project-dir", str(self.project_dir)]
-        peak_kib = 0
-        # Output to a file, not a pipe: nobody reads a pipe while this polls /proc (it would fill up).
-        with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as out:
-            proc = subprocess.Popen(cmd, cwd=self.cwd, env=self.env, stdout=out, stderr=subprocess.STDOUT, text=True)
-            try:
-                started = time.monotonic()
-                if measure_rss:
-                    status = Path(f"/proc/{proc.pid}/status")
-                    while proc.poll() is None:
-                        peak_kib = max(peak_kib, _vm_hwm_kib(status))
-                        if self.timeout is not None and time.monotonic() - started > self.timeout:
-                            raise subprocess.TimeoutExpired(cmd, self.timeout)
-                        time.sleep(0.05)
-                else:
-                    proc.wait(timeout=self.timeout)
-            finally:
-                if proc.poll() is None:  # a timeout or an interrupt here: leave no dbt behind
-                    proc.kill()
-                    proc.wait()
-            out.seek(0)
-            output = out.read()
+        finished = run_process(cmd, cwd=self.cwd, env=self.env, timeout=self.timeout, measure_rss=measure_rss)
         results, invocation_id = self._run_results()
-        peak = peak_kib / 1024 if measure_rss and peak_kib else None
-        return DbtResult(proc.returncode, output, results, invocation_id, peak)
+        return DbtResult(finished.returncode, finished.output, results, invocation_id, finished.peak_rss_mb)
 
     def _run_in_process(self, args: tuple[str, ...]) -> DbtResult:
         """dbt's programmatic entry point in this process, with this runner's environment, working
@@ -253,6 +231,10 @@ class DbtRunner:
         chosen = sorted((name, value) for name, value in self.env.items() if name.startswith(("DBT_", "KANON_", "PG"))
                         and name not in ("DBT_TARGET_PATH", "DBT_LOG_PATH", "PGOPTIONS", "PGPASSWORD")
                         and not any(word in name for word in ("KEY", "SECRET", "TOKEN", "PASSWORD")))
+        # profiles.yml inside the project is named relative to it: a command's scratch copy of a
+        # project (kanon-records) holds the same profiles.yml in a new folder every time
+        chosen = [(name, _inside(value, self.project_dir)) if name == "DBT_PROFILES_DIR" else (name, value)
+                  for name, value in chosen]
         key = hashlib.sha256(json.dumps([self.parse_scope, given, chosen]).encode()).hexdigest()[:24]
         return _SavedParse(self.target_path / "partial_parse.msgpack", self.parse_cache / f"{key}.msgpack")
 
@@ -301,6 +283,55 @@ class _SavedParse:
             partial = self.kept.with_name(f"{self.kept.name}.{os.getpid()}")
             shutil.copyfile(self.live, partial)
             partial.replace(self.kept)
+
+
+def _inside(path: str, project_dir: Path) -> str:
+    """`path` relative to the project when it lies inside it, else as given."""
+    try:
+        return str(Path(path).resolve().relative_to(project_dir.resolve()))
+    except ValueError:
+        return path
+
+
+@dataclass(frozen=True)
+class Finished:
+    """A process that ran to its end: exit code, everything it printed, its wall seconds, and its
+    peak resident memory in MB (None unless measured, or off Linux)."""
+
+    returncode: int
+    output: str
+    seconds: float
+    peak_rss_mb: float | None
+
+
+def run_process(cmd: list[str], *, cwd: Path, env: Mapping[str, str], timeout: float | None = None,
+                measure_rss: bool = False) -> Finished:
+    """Run `cmd` to its end, output and errors together. measure_rss: its peak resident memory
+    (VmHWM from /proc, polled until it exits; a forked child's ru_maxrss would also count pages it
+    shared with this process). A timeout kills it and raises TimeoutExpired."""
+    peak_kib = 0
+    # Output to a file, not a pipe: nobody reads a pipe while this polls /proc (it would fill up).
+    with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as out:
+        started = time.monotonic()
+        proc = subprocess.Popen(cmd, cwd=cwd, env=dict(env), stdout=out, stderr=subprocess.STDOUT, text=True)
+        try:
+            if measure_rss:
+                status = Path(f"/proc/{proc.pid}/status")
+                while proc.poll() is None:
+                    peak_kib = max(peak_kib, _vm_hwm_kib(status))
+                    if timeout is not None and time.monotonic() - started > timeout:
+                        raise subprocess.TimeoutExpired(cmd, timeout)
+                    time.sleep(0.05)
+            else:
+                proc.wait(timeout=timeout)
+        finally:
+            if proc.poll() is None:  # a timeout or an interrupt here: leave nothing behind
+                proc.kill()
+                proc.wait()
+        seconds = time.monotonic() - started
+        out.seek(0)
+        output = out.read()
+    return Finished(proc.returncode, output, seconds, peak_kib / 1024 if measure_rss and peak_kib else None)
 
 
 def cache_dir() -> Path:

@@ -270,7 +270,10 @@ def findings(table: Table, config: Config, packs: Sequence[hints.Pack], ws: Work
     observations = []
     for column in config.columns:
         column_values = _column_values(table, column.name)
-        suggested = [s.role for s in hints.suggest_column(column.name, column_values, packs)]
+        # what the packs suggest matters only to a column declared keep or sensitive (a
+        # quasi-identifier declared otherwise): no other column is looked at for it
+        suggested = ([s.role for s in hints.suggest_column(column.name, column_values, packs)]
+                     if column.role in ("keep", "sensitive") else [])
         for o in hints.observe_column(column.name, column_values, packs, column.role, suggested):
             observations.append({"column": column.name, "rule": o.rule_id, "check": o.check, "count": o.count,
                                  "of": o.of})
@@ -408,9 +411,11 @@ def run_release(args: argparse.Namespace) -> int:
             raise Stop(CONFIG_ERROR, f"the key in {DEFAULT_KEY_ENV} is unusable: {key_status(inherited)} "
                                      "(keygen writes one; give it with --key FILE)")
     ws, holder = _workspace(args, key_hex)
+    rows_in, columns_in, in_sha256 = len(table.rows), len(table.columns), _sha256(in_bytes)
     try:
         _load(ws, table, config)
         found = findings(table, config, packs, ws)  # plan's own, before dbt starts
+        del table, in_bytes  # the warehouse holds the rows now: not a second copy beside its release
         outcome = _engine(lambda: ws.release(config))
         released = ws.released_table() if outcome.released else None
     finally:
@@ -419,8 +424,8 @@ def run_release(args: argparse.Namespace) -> int:
     plan_json, _ = parse_plan(outcome.release.get("release_plan"))
     receipt: dict[str, Any] = {
         "tool": "kanon records run", "language": args.lang, "status": outcome.release.get("status"),
-        "input": {"file": source.name, "format": in_format, "rows": len(table.rows), "columns": len(table.columns),
-                  "sha256": _sha256(in_bytes)},
+        "input": {"file": source.name, "format": in_format, "rows": rows_in, "columns": columns_in,
+                  "sha256": in_sha256},
         "configuration": {"file": Path(args.config).name, "sha256": _sha256(config_bytes)},
         "output": {"file": output.name if output else None, "format": out_format, "written": False},
         "release": records_receipt(outcome.release, plan_json or {}),

@@ -122,6 +122,7 @@ import json
 import math
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -603,25 +604,41 @@ def select_packs(builtin: bool, extra: Sequence[Path]) -> tuple[Pack, ...]:
 # Applying packs to a column
 
 
-def _share(values: Sequence[str], test: Any) -> float | None:
-    if not values:
+# Every check below depends on a value's text alone, so a column is looked at as its distinct
+# values, each with how often it occurs (a million-row column of a hundred ages: a hundred checks).
+def _counted(values: Iterable[str | None], normalize: Any = None) -> Counter[str]:
+    """The column's non-null values (normalized, when given), each with how often it occurs."""
+    counted: Counter[str] = Counter()
+    for value, times in Counter(v for v in values if v is not None).items():
+        counted[normalize(value) if normalize is not None else value] += times
+    return counted
+
+
+def _share(values: Mapping[str, int], test: Any) -> float | None:
+    total = sum(values.values())
+    if not total:
         return None
-    return sum(1 for v in values if test(v)) / len(values)
+    return sum(times for v, times in values.items() if test(v)) / total
 
 
 _NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
 
 
-def _numbers(values: Sequence[str]) -> list[float]:
-    """The values (NFKC-normalized already) that read as a decimal number, as numbers."""
-    return [float(v) for v in values if _NUMBER.fullmatch(v)]
+def _numbers(values: Mapping[str, int]) -> dict[float, int]:
+    """The values (NFKC-normalized already) that read as a decimal number, as numbers, with how
+    often each occurs."""
+    numbers: dict[float, int] = {}
+    for v, times in values.items():
+        if _NUMBER.fullmatch(v):
+            numbers[float(v)] = numbers.get(float(v), 0) + times
+    return numbers
 
 
 def suggest_column(name: str, values: Sequence[str | None], packs: Sequence[Pack]) -> tuple[Suggestion, ...]:
     """Every suggest rule of `packs` that matches the column, in pack order then rule order."""
     folded = _fold(name)
-    present = [_nfkc(v) for v in values if v is not None]
-    numbers: list[float] | None = None
+    present = _counted(values, _nfkc)
+    numbers: dict[float, int] | None = None
     found: list[Suggestion] = []
     for pack in packs:
         for rule in pack.rules:
@@ -635,7 +652,8 @@ def suggest_column(name: str, values: Sequence[str | None], packs: Sequence[Pack
             if rule.range is not None:
                 numbers = _numbers(present) if numbers is None else numbers
                 low, high = rule.range
-                range_share = sum(1 for n in numbers if low <= n <= high) / len(numbers) if numbers else None
+                range_share = (sum(times for n, times in numbers.items() if low <= n <= high) / sum(numbers.values())
+                               if numbers else None)
             plausible = range_share is None or range_share >= rule.min_share
             if plausible and (name_matched or (shape_share is not None and shape_share >= rule.min_share)
                               or (values_share is not None and values_share >= rule.min_share)):
@@ -643,7 +661,7 @@ def suggest_column(name: str, values: Sequence[str | None], packs: Sequence[Pack
                     rule_id=rule.id,
                     role=rule.role,
                     generalizer=copy.deepcopy(rule.generalizer),
-                    evidence=Evidence(name_matched, shape_share, values_share, len(present), range_share),
+                    evidence=Evidence(name_matched, shape_share, values_share, sum(present.values()), range_share),
                     why=dict(rule.why),
                 ))
     return tuple(found)
@@ -688,15 +706,17 @@ def _full_kana(c: str) -> bool:
 _WIDTH_KINDS = ((_wide_alnum, _ascii_alnum), (_half_kana, _full_kana))
 
 
-def _mixed_width(values: Sequence[str]) -> int:
+def _mixed_width(values: Mapping[str, int]) -> int:
     """Values on the minority side of a width mix (0 when there is none); see `observe_column`."""
-    minority: set[int] = set()
+    minority: set[str] = set()
     for compat, standard in _WIDTH_KINDS:
-        compat_rows = {i for i, v in enumerate(values) if any(compat(c) for c in v)}
-        standard_rows = {i for i, v in enumerate(values) if any(standard(c) for c in v)}
-        if compat_rows and standard_rows:
-            minority |= compat_rows if len(compat_rows) <= len(standard_rows) else standard_rows
-    return len(minority)
+        compat_values = {v for v in values if any(compat(c) for c in v)}
+        standard_values = {v for v in values if any(standard(c) for c in v)}
+        if compat_values and standard_values:
+            compat_rows = sum(values[v] for v in compat_values)
+            standard_rows = sum(values[v] for v in standard_values)
+            minority |= compat_values if compat_rows <= standard_rows else standard_values
+    return sum(values[v] for v in minority)
 
 
 _ERAS = ("令和", "平成", "昭和", "大正", "明治")
@@ -773,7 +793,8 @@ def observe_column(name: str, values: Sequence[str | None], packs: Sequence[Pack
     `name` is the column's name (the checks above do not depend on it).
     """
     del name
-    present = [v for v in values if v is not None]
+    present = _counted(values)
+    of = sum(present.values())
     found: list[Observation] = []
     done: set[str] = set()
     for pack in packs:
@@ -782,12 +803,12 @@ def observe_column(name: str, values: Sequence[str | None], packs: Sequence[Pack
                 continue
             done.add(rule.check)
             if rule.check == "mixed_width":
-                count, of = _mixed_width(present), len(present)
+                count, out_of = _mixed_width(present), of
             elif rule.check == "era_date":
-                count, of = sum(1 for v in present if era_date(v)), len(present)
+                count, out_of = sum(times for v, times in present.items() if era_date(v)), of
             else:
                 otherwise = declared_role in ("keep", "sensitive") and "quasi_identifier" in suggested_roles
-                count, of = int(otherwise), 1
+                count, out_of = int(otherwise), 1
             if count:
-                found.append(Observation(rule.id, rule.check, count, of, dict(rule.why)))
+                found.append(Observation(rule.id, rule.check, count, out_of, dict(rule.why)))
     return tuple(found)

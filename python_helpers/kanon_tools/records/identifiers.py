@@ -307,11 +307,13 @@ def scan_values(values: Iterable[str | None]) -> LeakCounts:
     """Scan a column's values with `scan_text` and count the values with findings, by kind."""
     checked = skipped = 0
     found = dict.fromkeys(KINDS, 0)
-    for value in values:
+    # a finding depends on a value's text alone: each distinct value is scanned once, and counts
+    # as often as it occurs (a million-row column of a thousand postal codes: a thousand scans)
+    for value, times in Counter(values).items():
         if value is None:
-            skipped += 1
+            skipped += times
             continue
-        checked += 1
+        checked += times
         for kind in scan_text(value):
-            found[kind] += 1
+            found[kind] += times
     return LeakCounts(checked=checked, skipped=skipped, found=found)
