@@ -50,7 +50,7 @@ os.environ.setdefault("KANON_CACHE_DIR", str(Path(tempfile.gettempdir()) / f"kan
 # listed takes under 10 s. xdist's default order, files with the most tests first, started the
 # Spark module last, and then, in test count order, left one worker 70 s behind the other.
 SECONDS_PER_FILE = {
-    "test_spark.py": 433, "test_table.py": 242, "test_audit.py": 108, "test_bench.py": 99,
+    "test_spark.py": 433, "test_table.py": 242, "test_audit.py": 108, "test_bench.py": 65,
     "test_release_hardening.py": 91, "test_release_over_time.py": 77, "test_records.py": 73,
     "test_cli.py": 68, "test_records_adult.py": 52, "test_records_cli.py": 45, "test_release.py": 45,
     "test_host_settings.py": 43, "test_release_guards.py": 41, "test_records_receipt.py": 38,

@@ -198,13 +198,15 @@ class Bench:
     project: Path
     vars: dict[str, Any]
     quiet: bool = False
+    # dbt as a process, for its peak RSS; without it dbt runs in this process (no start-up per run)
+    memory: bool = True
 
     def dbt(self, *args: str) -> DbtResult:
         """Run dbt through the one runner, measuring the process's peak RSS; a failure raises."""
         # no time limit: a 100M-event release may take longer than any limit a test would set
         runner = DbtRunner(self.project, env=self.env, target_path=self.workdir / "target",
                            log_path=self.workdir / "logs", timeout=None)
-        result = runner.run(*args, measure_rss=True)
+        result = runner.run(*args, measure_rss=self.memory)
         if not result.ok:
             raise DbtFailed(args, result)
         return result
@@ -221,7 +223,8 @@ class Bench:
                 before_last()
             result = self.run(model)
             timing.seconds.append(result.execution_times()[model])
-            timing.peak_mb.append(result.peak_rss_mb or 0.0)
+            if self.memory:
+                timing.peak_mb.append(result.peak_rss_mb or 0.0)
         return timing, result
 
 
@@ -302,7 +305,8 @@ class SparkSettings:
 
 
 def run_size(kind: str, size: int, repeats: int, workdir: Path, quiet: bool, python: bool,
-             spark: SparkSettings | None = None, failures: list[Failure] | None = None) -> list[Result]:
+             spark: SparkSettings | None = None, failures: list[Failure] | None = None,
+             memory: bool = True) -> list[Result]:
     """Generate `size` events on the warehouse `kind`, build the inputs, time each report's models.
     spark: the Spark settings (required for kind spark, ignored otherwise). failures: where a Spark
     model that failed is recorded (without it, as elsewhere, a failure raises)."""
@@ -342,7 +346,7 @@ def run_size(kind: str, size: int, repeats: int, workdir: Path, quiet: bool, pyt
     if not quiet:
         print(f"[{kind} {label(size)}] generated in {time.perf_counter() - start:.1f}s", flush=True)
 
-    bench = Bench(workdir, env, workdir / f"project_{kind}", project_vars(events), quiet)
+    bench = Bench(workdir, env, workdir / f"project_{kind}", project_vars(events), quiet, memory)
     write_project(bench.project)
     bench.dbt("deps")
     bench.run(*INPUT_MODELS)
@@ -730,6 +734,11 @@ def machine() -> str:
     return f"{os.cpu_count()} cores ({cpu}), {mem:.0f} GiB RAM, {system}; " + ", ".join(versions)
 
 
+def _peak(t: Timing) -> str:
+    """The median peak MB of a timing's runs, or – when it was not measured (--no-memory)."""
+    return f"{statistics.median(t.peak_mb):.0f}" if t.peak_mb else "–"
+
+
 def _fmt(t: Timing) -> str:
     return f"{t.median:.2f} ({min(t.seconds):.2f}–{max(t.seconds):.2f})"
 
@@ -809,8 +818,8 @@ def markdown(results: Sequence[Result], command: str, plot: Path | None, failure
                 f"| {r.report} ({' x '.join(REPORTS[r.report])}) | {r.cells:,} | {r.thin_share:.0%} | "
                 f"{_fmt(r.floor)} | {_fmt(r.release)} | **{ratio:.2f}** | {engine} | {engine_ratio} | "
                 f"{recount} | {vs_recount} | "
-                f"{r.size / r.release.median:,.0f} | {statistics.median(r.floor.peak_mb):.0f} / "
-                f"{statistics.median(r.release.peak_mb):.0f} | {python} | {r.trail.total_rows:,} ({per_table}) | "
+                f"{r.size / r.release.median:,.0f} | {_peak(r.floor)} / "
+                f"{_peak(r.release)} | {python} | {r.trail.total_rows:,} ({per_table}) | "
                 f"{_mb(r.trail.bytes)} |"
             )
         yearly = "; ".join(f"{r.report} {365 * r.trail.total_rows:,} rows, "
@@ -919,9 +928,11 @@ def run(args: argparse.Namespace) -> int:
     results: list[Result] = []
     failures: list[Failure] = []  # Spark's: a report whose model failed there
     for size in sizes:
-        results += run_size("duckdb", size, args.repeats, workdir, args.quiet, not args.no_python)
+        results += run_size("duckdb", size, args.repeats, workdir, args.quiet, not args.no_python,
+                            memory=not args.no_memory)
     for size in pg_sizes:
-        results += run_size("postgres", size, args.postgres_repeats, workdir, args.quiet, not args.no_python)
+        results += run_size("postgres", size, args.postgres_repeats, workdir, args.quiet, not args.no_python,
+                            memory=not args.no_memory)
     for size in spark_sizes:
         results += run_size("spark", size, args.spark_repeats, workdir, args.quiet, False, spark, failures)
     out = Path(args.out)
@@ -970,5 +981,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--out", default="BENCHMARKS.md")
     parser.add_argument("--plot", default="benchmarks.png", help="PNG plot path ('' for none)")
     parser.add_argument("--no-python", action="store_true", help="skip the fetch-into-Python baseline")
+    parser.add_argument("--no-memory", action="store_true",
+                        help="DuckDB and Postgres: run dbt in this process, without a process start per run, "
+                             "and leave peak memory out (–); Spark always runs dbt as a process")
     parser.add_argument("--quiet", action="store_true")
     parser.set_defaults(func=run)
