@@ -202,7 +202,8 @@ class Bench:
     memory: bool = True
 
     def dbt(self, *args: str) -> DbtResult:
-        """Run dbt through the one runner, measuring the process's peak RSS; a failure raises."""
+        """Run dbt through the one runner (as a process measuring its peak RSS, unless `memory` is off);
+        a failure raises."""
         # no time limit: a 100M-event release may take longer than any limit a test would set
         runner = DbtRunner(self.project, env=self.env, target_path=self.workdir / "target",
                            log_path=self.workdir / "logs", timeout=None)

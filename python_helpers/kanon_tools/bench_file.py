@@ -45,6 +45,7 @@ def write_people(path: Path, n: int) -> Path:
     frame["sex"] = np.where(np.random.default_rng(3).random(n) < 0.5, "F", "M")
     frame["visit_date"] = frame["visit_date"].dt.strftime("%Y-%m-%d")
     frame.to_csv(path, index=False)
+    # the bins of the record benchmark's release (bench_project/models/records/records_release.sql)
     config = {"k": 5, "l": 2, "max_suppression": 0.04, "columns": {
         "person_id": "drop",
         "age": {"role": "quasi_identifier", "type": "integer", "bins": [
