@@ -50,7 +50,8 @@ HIDDEN = {("Mon", "Follows"): "PRIMARY", ("Tue", "Saves"): "PRIMARY", ("Thu", "S
           ("Thu", "Follows"): "PRIMARY", ("Mon", "Saves"): "SECONDARY", ("Tue", "Follows"): "SECONDARY"}
 PLAN_KEYS = {"kind", "k", "relation", "privacy_unit", "count_rows", "dimension_columns", "hierarchies", "count_column",
              "hide_zeros", "total_label", "null_unit", "protection", "step", "linked", "dimensions", "cells", "primary",
-             "secondary", "published", "non_additive_totals", "rounds", "search_seconds", "refused"}
+             "secondary", "published", "non_additive_totals", "rounds", "search_seconds", "first_try_bounds",
+             "refused"}
 EXPECTED = Path(__file__).parent / "expected"
 
 
@@ -162,6 +163,9 @@ def test_primaries_and_secondaries_are_on_the_audit_trail_without_their_counts(
     assert set(plan) == PLAN_KEYS
     assert (plan["primary"], plan["secondary"], plan["published"], plan["cells"]) == (4, 2, 18, 24)
     assert plan["refused"] is None and plan["non_additive_totals"] == 0
+    # five days and three actions: too few leaves for the bounds to leave a cube out, so one try
+    # against every cube (and the pattern pinned above is the one two tries found before)
+    assert plan["first_try_bounds"] is None
 
 
 def test_the_lp_audit_finds_nothing_and_catches_a_secondary_shown(built: tuple[DbtProject, Warehouse]) -> None:
@@ -723,6 +727,8 @@ def test_the_batched_search_discloses_nothing_on_larger_random_tables(
         plan = _plan(wh, model)
         secondaries = sum(1 for cell in cells.values() if cell.status is Status.SECONDARY)
         assert plan["rounds"] <= 17 and plan["secondary"] == secondaries
+        # lines longer than the bounds: a first try within them, then every cube for the cells left
+        assert plan["first_try_bounds"] == {"limit": 8, "moves": None}, plan["first_try_bounds"]
     assert released >= LARGE_EXAMPLES - 1, f"only {released} of {LARGE_EXAMPLES} larger random tables released"
 
 

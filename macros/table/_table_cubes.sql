@@ -434,7 +434,8 @@
 
 {#- A select of the hidden cells (_k_d<i>) of `cells` meeting `target` (a condition on `_k_t`)
     that lie on no protecting cube of hidden cells: first the cubes within `limit` and `moves`
-    (_table_cubes_sql), then, for the cells that found none there, every cube. The targets left
+    (_table_cubes_sql), then, for the cells that found none there, every cube (one try when both
+    are none: _table_first_try_bounds). The targets left
     after each step are a relation of their own, so that a step's cubes are only ever built for
     its targets; the anti-joins are NOT EXISTS on equal keys. `cells` may be a CTE of the
     caller's query. -#}
@@ -448,6 +449,16 @@
   ),
 
   _k_within as ({{ kanon._table_cubes_sql(n, cells, anc, '_k_targets', k, lo, false, limit, moves, step, glued) }}),
+  {%- if limit is none and moves is none %}
+
+  {#- without bounds every cube was tried: no second try -#}
+  _k_left as (
+    select _k_t.* from _k_targets as _k_t
+    where not exists (select 1 from _k_within as _k_w where {{ same.replace('{a}', '_k_t').replace('{b}', '_k_w') }})
+  )
+
+  select {% for i in range(n) %}_k_l._k_d{{ i }}{% if not loop.last %}, {% endif %}{% endfor %} from _k_left as _k_l
+  {%- else %}
 
   _k_left as (
     select _k_t.* from _k_targets as _k_t
@@ -459,6 +470,7 @@
   select {% for i in range(n) %}_k_l._k_d{{ i }}{% if not loop.last %}, {% endif %}{% endfor %}
   from _k_left as _k_l
   where not exists (select 1 from _k_beyond as _k_v where {{ same.replace('{a}', '_k_l').replace('{b}', '_k_v') }})
+  {%- endif %}
 {%- endmacro %}
 
 {#- CTEs numbering the cells of `source` (with _k_l<i>, _k_k<i>, _k_pk<i> per dimension), each

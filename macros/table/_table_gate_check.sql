@@ -20,7 +20,7 @@
                          hidden cell to be worked out exactly (or narrower than the width), checked from the counts, set-based
                          (_table_open_cells_sql: bounded cubes first, every cube for the cells
                          left, so that the bound only saves time and never refuses a protected
-                         cell)
+                         cell; one try when the bounds could prune nothing)
   Returns why the check fails (counts of cells only), or ''.
 -#}
 {% macro _table_gate_check(check, facts, staging, k) %}
@@ -87,8 +87,9 @@
     {%- endif -%}
     {%- do kanon._scratch_create(cells, 'with ' ~ staged ~ ' select * from _k_staged', true) -%}
     {%- do kanon._table_numbered_tables(cells, kanon._table_tops(searched), t, anc) -%}
+    {%- set bounds = kanon._table_first_try_bounds(n, anc) -%}
     {%- do kanon._scratch_create(open_cells, kanon._table_open_cells_sql(n, t, anc, 'true', k, lo,
-        kanon._table_pick_limit(), kanon._table_move_limit(n), step, glued), true) -%}
+        bounds.limit, bounds.moves, step, glued), true) -%}
     {%- set open = run_query('select count(*) from ' ~ open_cells).rows[0][0] | int -%}
     {%- for name in scratch -%}{%- do run_query('drop table if exists ' ~ name) -%}{%- endfor -%}
     {{ return((open ~ " hidden cell(s) lie on no cube of hidden cells that could move"

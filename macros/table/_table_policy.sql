@@ -11,7 +11,8 @@
                  (name, column, top level, hierarchy: what the materialization snapshots and
                  what the gate reads back), and what the search did: cells, primary, secondary
                  and published cells, cells that are not the sum of their parts, the rounds and
-                 seconds of the search, the refusal. Counts of cells only, never a cell's count.
+                 seconds of the search, its first try's bounds (null: one try, every cube),
+                 the refusal. Counts of cells only, never a cell's count.
 -#}
 {% macro _table_policy(plan, search) %}
   {%- set dimensions = [] -%}
@@ -36,6 +37,7 @@
       'dimensions': dimensions,
       'cells': search.cells, 'primary': search.primary, 'secondary': search.secondary, 'published': search.published,
       'non_additive_totals': search.non_additive, 'rounds': search.rounds, 'search_seconds': search.seconds,
+      'first_try_bounds': search.get('bounds'),
       'refused': search.refused}) -%}
   {{ return({'fingerprint': local_md5(tojson(policy, sort_keys=true)), 'plan': tojson(recorded, sort_keys=true)}) }}
 {% endmacro %}

@@ -35,7 +35,8 @@
   runs a node on one connection, and closes it after the node, which drops the table).
 
   Returns {secondaries: that table's name, cells, primary, secondary, published, non_additive
-  (totals), rounds, refused (none or {check, reason}), seconds}.
+  (totals), rounds, refused (none or {check, reason}), bounds (the first try's {limit, moves},
+  none when the table is too small for them to prune: _table_first_try_bounds), seconds}.
 -#}
 {% macro _table_search(plan) %}
   {%- set started = modules.datetime.datetime.now() -%}
@@ -75,6 +76,8 @@
     {%- set ns.built = true -%}
     {%- do kanon._scratch_create(cells, 'with ' ~ kanon._table_cells_ctes(plan) ~ ' select * from _k_table') -%}
     {%- do kanon._table_numbered_tables(cells, tops, t, anc, ", case when _k_status = 'published' then 0 else 1 end as _k_open") -%}
+    {%- set bounds = kanon._table_first_try_bounds(n, anc) -%}
+    {%- set limit, moves = bounds.limit, bounds.moves -%}
   {%- else -%}
     {%- set ns.done = true -%}
   {%- endif -%}
@@ -109,7 +112,8 @@
             ~ (picked | join(' and ')) ~ ' where _k_t._k_open = 1 and ' ~ unpicked_sql) -%}
         {%- set unpicked = run_query(unpicked_count).rows[0][0] | int -%}
       {%- endif -%}
-      {%- if unpicked > 0 -%}
+      {#- (without bounds, the first try was the only one) -#}
+      {%- if unpicked > 0 and (limit is not none or moves is not none) -%}
         {%- set found = kanon._table_picks_sql(n, t, anc, unpicked_sql, k, lo, none, none, plan.step, glued) -%}
         {%- if ns.cached -%}
           {%- do kanon._scratch_insert(beyond, found, true) -%}
@@ -165,6 +169,7 @@
   {%- endfor -%}
   {{ return({'secondaries': secondaries, 'cells': counts[0] | int, 'primary': counts[1] | int, 'secondary': counts[2] | int,
       'published': counts[3] | int, 'non_additive': counts[4] | int, 'rounds': ns.rounds, 'refused': ns.refused,
+      'bounds': {'limit': limit, 'moves': moves} if ns.built and (limit is not none or moves is not none) else none,
       'seconds': ((modules.datetime.datetime.now() - started).total_seconds() | round(3))}) }}
 {% endmacro %}
 
@@ -220,6 +225,28 @@
     tried again with every move. -#}
 {% macro _table_move_limit(n) %}
   {{ return(none if n <= 2 else (6 if n == 3 else 4)) }}
+{% endmacro %}
+
+{#- The bounds of a first try (_table_cubes_sql's `limit` and `moves`) for the table whose leaves'
+    paths are `anc`<i>, as {'limit', 'moves'}: both none when they could prune nothing, every
+    dimension having no more leaves than `limit` and (where moves are bounded) no more moves
+    through a target than `moves`. A move through a target runs from one of its line's leaves
+    to another or to the top, so at most L * (L + 1) of them for L leaves. Then a first try tries
+    every cube, and a second try without bounds, which would find nothing more, is not made:
+    on small tables it is half of each round's statements (Spark, where a statement costs a
+    fraction of a second, ADR 10). One query. -#}
+{% macro _table_first_try_bounds(n, anc) %}
+  {%- set limit, moves = kanon._table_pick_limit(), kanon._table_move_limit(n) -%}
+  {%- set leaves = [] -%}
+  {%- for i in range(n) -%}{%- do leaves.append('(select count(*) from ' ~ anc ~ i ~ ' where _k_al = 0)') -%}{%- endfor -%}
+  {%- set counts = run_query('select ' ~ (leaves | join(', '))).rows[0] -%}
+  {%- for count in counts -%}
+    {%- set count = count | int -%}
+    {%- if count > limit or (moves is not none and count * (count + 1) > moves) -%}
+      {{ return({'limit': limit, 'moves': moves}) }}
+    {%- endif -%}
+  {%- endfor -%}
+  {{ return({'limit': none, 'moves': none}) }}
 {% endmacro %}
 
 {#- Rounds in which picks wait for earlier ones (step 4 of _table_search) before one that applies
