@@ -26,6 +26,9 @@
        waits, so every round protects at least one cell. After `_table_conflict_rounds` rounds
        every pick is applied at once, so a search takes at most that many rounds plus one;
     5. again from 2 until no hidden cell is open.
+  A table too small for the bounds to prune anything (_table_first_try_bounds) makes 2 and 3 one
+  query a round: every still-flagged cell's cheapest cube, those costing nothing (all their
+  cells hidden already) protecting their cells.
 
   It is sound, not minimal (an LP/MIP could hide less). Non-additive lines bound the moves
   (_table_cubes); kanon_tools.attack audits the result against the inequalities that hold.
@@ -83,25 +86,45 @@
   {%- endif -%}
 
   {%- for _ in range(kanon._table_conflict_rounds() + 2) if not ns.done -%}
-    {#- 2. the open cells that are still open (in a table of their own, then flagged: semi-joins) -#}
-    {%- do run_query('drop table if exists ' ~ open_cells) -%}
-    {%- do kanon._scratch_create(open_cells, kanon._table_open_cells_sql(n, t, anc, '_k_t._k_open = 1', k, lo, limit, moves, plan.step, glued), true) -%}
-    {%- do kanon._scratch_update(t, {'_k_open': '0'}, '_k_open = 1') -%}
-    {%- do kanon._scratch_update(t, {'_k_open': '1'}, '(' ~ nodes ~ ') in (select ' ~ nodes ~ ' from ' ~ open_cells ~ ')') -%}
-    {%- do kanon._scratch_analyze(t) -%}
-    {%- set open = run_query('select count(*) from ' ~ open_cells).rows[0][0] | int -%}
+    {%- set picked = [] -%}
+    {%- for i in range(n) -%}{%- do picked.append('_k_q._k_p' ~ i ~ ' = _k_t._k_d' ~ i) -%}{%- endfor -%}
+    {%- set unpicked_sql = 'not exists (select 1 from ' ~ picks ~ ' as _k_q where ' ~ (picked | join(' and ')) ~ ')' -%}
+    {%- set unpicked_count = 'select count(*) from ' ~ t ~ ' as _k_t where _k_t._k_open = 1 and ' ~ unpicked_sql -%}
+    {%- if limit is none and moves is none -%}
+      {#- 2 and 3 in one query, where the search tries every cube at once (_table_first_try_bounds):
+          every flagged cell's cheapest cube. A cube of hidden cells costs nothing (a cell newly
+          hidden costs its count, at least k) and moves as the open-cell check's would (a
+          publishable cell's bounds are a secondary's), so a cell whose cheapest cube costs
+          nothing is protected, and the others are the open cells, with their picks: one
+          staged query a round instead of two -#}
+      {%- do run_query('drop table if exists ' ~ picks) -%}
+      {%- do kanon._scratch_create(picks, kanon._table_picks_sql(n, t, anc, 'true', k, lo, none, none, plan.step, glued), true) -%}
+      {%- do kanon._scratch_update(t, {'_k_open': '0'}, '_k_open = 1 and (' ~ nodes ~ ') in (select '
+          ~ kanon._table_target_columns(n, '_k_q') ~ ' from ' ~ picks ~ ' as _k_q where _k_q._k_cost = 0)') -%}
+      {%- do kanon._scratch_analyze(t) -%}
+      {%- set open = run_query('select count(*) from ' ~ t ~ ' where _k_open = 1').rows[0][0] | int -%}
+      {%- set open_picks = '(select * from ' ~ picks ~ ' where _k_cost > 0)' -%}
+    {%- else -%}
+      {#- 2. the open cells that are still open (in a table of their own, then flagged: semi-joins) -#}
+      {%- do run_query('drop table if exists ' ~ open_cells) -%}
+      {%- do kanon._scratch_create(open_cells, kanon._table_open_cells_sql(n, t, anc, '_k_t._k_open = 1', k, lo, limit, moves, plan.step, glued), true) -%}
+      {%- do kanon._scratch_update(t, {'_k_open': '0'}, '_k_open = 1') -%}
+      {%- do kanon._scratch_update(t, {'_k_open': '1'}, '(' ~ nodes ~ ') in (select ' ~ nodes ~ ' from ' ~ open_cells ~ ')') -%}
+      {%- do kanon._scratch_analyze(t) -%}
+      {%- set open = run_query('select count(*) from ' ~ open_cells).rows[0][0] | int -%}
+      {%- set open_picks = picks -%}
+    {%- endif -%}
     {%- do log('kanon table search, round ' ~ (ns.rounds + 1) ~ ': ' ~ open ~ ' open cell(s)') -%}
     {%- if open == 0 -%}
       {%- set ns.done = true -%}
     {%- else -%}
-      {#- 3. every open cell's cheapest cube: among the bounded candidates, then among all -#}
-      {%- set picked = [] -%}
-      {%- for i in range(n) -%}{%- do picked.append('_k_q._k_p' ~ i ~ ' = _k_t._k_d' ~ i) -%}{%- endfor -%}
-      {%- set unpicked_sql = 'not exists (select 1 from ' ~ picks ~ ' as _k_q where ' ~ (picked | join(' and ')) ~ ')' -%}
-      {%- set unpicked_count = 'select count(*) from ' ~ t ~ ' as _k_t where _k_t._k_open = 1 and ' ~ unpicked_sql -%}
-      {%- do run_query('drop table if exists ' ~ picks) -%}
-      {%- do kanon._scratch_create(picks, kanon._table_picks_sql(n, t, anc, 'true', k, lo, limit, moves, plan.step, glued), true) -%}
-      {%- do kanon._scratch_analyze(picks) -%}
+      {#- 3. every open cell's cheapest cube: among the bounded candidates, then among all (one
+          try: picked above) -#}
+      {%- if limit is not none or moves is not none -%}
+        {%- do run_query('drop table if exists ' ~ picks) -%}
+        {%- do kanon._scratch_create(picks, kanon._table_picks_sql(n, t, anc, 'true', k, lo, limit, moves, plan.step, glued), true) -%}
+        {%- do kanon._scratch_analyze(picks) -%}
+      {%- endif -%}
       {%- set unpicked = run_query(unpicked_count).rows[0][0] | int -%}
       {#- a cube found without bounds in an earlier round, for a cell whose pick waited, still
           protects it (cells only ever become hidden, and a hidden cell's bounds are those of
@@ -135,7 +158,7 @@
         {#- 4. apply the picks that need not wait -#}
         {%- do run_query('drop table if exists ' ~ hidden_now) -%}
         {%- do kanon._scratch_create(hidden_now,
-            kanon._table_accepted_sql(n, t, anc, picks, ns.rounds >= kanon._table_conflict_rounds()), true) -%}
+            kanon._table_accepted_sql(n, t, anc, open_picks, ns.rounds >= kanon._table_conflict_rounds()), true) -%}
         {%- do kanon._scratch_update(t, {'_k_status': "'secondary'"}, "_k_status = 'published' and (" ~ nodes ~ ') in (select '
             ~ nodes ~ ' from ' ~ hidden_now ~ ')') -%}
         {%- set ns.rounds = ns.rounds + 1 -%}
