@@ -87,7 +87,7 @@
     {%- endif -%}
     {%- do kanon._scratch_create(cells, 'with ' ~ staged ~ ' select * from _k_staged', true) -%}
     {%- do kanon._table_numbered_tables(cells, kanon._table_tops(searched), t, anc) -%}
-    {%- set bounds = kanon._table_first_try_bounds(n, anc) -%}
+    {%- set bounds = kanon._table_first_try_bounds(n, anc) or {'limit': none, 'moves': none} -%}
     {%- do kanon._scratch_create(open_cells, kanon._table_open_cells_sql(n, t, anc, 'true', k, lo,
         bounds.limit, bounds.moves, step, glued), true) -%}
     {%- set open = run_query('select count(*) from ' ~ open_cells).rows[0][0] | int -%}

@@ -58,8 +58,6 @@
   {%- set glued = plan.linked.glued if plan.get('linked') else none -%}
   {%- set k = plan.k -%}
   {%- set lo = 0 if plan.hide_zeros else 1 -%}
-  {%- set limit = kanon._table_pick_limit() -%}
-  {%- set moves = kanon._table_move_limit(n) -%}
   {%- set nodes = [] -%}
   {%- for i in range(n) -%}{%- do nodes.append('_k_d' ~ i) -%}{%- endfor -%}
   {%- set nodes = nodes | join(', ') -%}
@@ -74,23 +72,25 @@
       compile's transaction, and statistics of every temporary table once it is filled -#}
   {%- set settings = kanon.release_planner_settings(local=true) -%}
   {%- if settings -%}{%- do run_query(settings) -%}{%- endif -%}
-  {%- set ns = namespace(done=false, refused=kanon._table_search_refusal(plan), rounds=0, built=false, cached=false) -%}
+  {%- set ns = namespace(done=false, refused=kanon._table_search_refusal(plan), rounds=0, built=false, cached=false, bounds=none) -%}
   {%- if ns.refused is none -%}
     {%- set ns.built = true -%}
     {%- do kanon._scratch_create(cells, 'with ' ~ kanon._table_cells_ctes(plan) ~ ' select * from _k_table') -%}
     {%- do kanon._table_numbered_tables(cells, tops, t, anc, ", case when _k_status = 'published' then 0 else 1 end as _k_open") -%}
-    {%- set bounds = kanon._table_first_try_bounds(n, anc) -%}
-    {%- set limit, moves = bounds.limit, bounds.moves -%}
+    {%- set ns.bounds = kanon._table_first_try_bounds(n, anc) -%}
   {%- else -%}
     {%- set ns.done = true -%}
   {%- endif -%}
+  {#- the first try's bounds; none: one try, against every cube -#}
+  {%- set limit = ns.bounds.limit if ns.bounds else none -%}
+  {%- set moves = ns.bounds.moves if ns.bounds else none -%}
 
   {%- for _ in range(kanon._table_conflict_rounds() + 2) if not ns.done -%}
     {%- set picked = [] -%}
     {%- for i in range(n) -%}{%- do picked.append('_k_q._k_p' ~ i ~ ' = _k_t._k_d' ~ i) -%}{%- endfor -%}
     {%- set unpicked_sql = 'not exists (select 1 from ' ~ picks ~ ' as _k_q where ' ~ (picked | join(' and ')) ~ ')' -%}
     {%- set unpicked_count = 'select count(*) from ' ~ t ~ ' as _k_t where _k_t._k_open = 1 and ' ~ unpicked_sql -%}
-    {%- if limit is none and moves is none -%}
+    {%- if ns.bounds is none -%}
       {#- 2 and 3 in one query, where the search tries every cube at once (_table_first_try_bounds):
           every flagged cell's cheapest cube. A cube of hidden cells costs nothing (a cell newly
           hidden costs its count, at least k) and moves as the open-cell check's would (a
@@ -120,7 +120,7 @@
     {%- else -%}
       {#- 3. every open cell's cheapest cube: among the bounded candidates, then among all (one
           try: picked above) -#}
-      {%- if limit is not none or moves is not none -%}
+      {%- if ns.bounds -%}
         {%- do run_query('drop table if exists ' ~ picks) -%}
         {%- do kanon._scratch_create(picks, kanon._table_picks_sql(n, t, anc, 'true', k, lo, limit, moves, plan.step, glued), true) -%}
         {%- do kanon._scratch_analyze(picks) -%}
@@ -136,7 +136,7 @@
         {%- set unpicked = run_query(unpicked_count).rows[0][0] | int -%}
       {%- endif -%}
       {#- (without bounds, the first try was the only one) -#}
-      {%- if unpicked > 0 and (limit is not none or moves is not none) -%}
+      {%- if unpicked > 0 and ns.bounds -%}
         {%- set found = kanon._table_picks_sql(n, t, anc, unpicked_sql, k, lo, none, none, plan.step, glued) -%}
         {%- if ns.cached -%}
           {%- do kanon._scratch_insert(beyond, found, true) -%}
@@ -192,7 +192,7 @@
   {%- endfor -%}
   {{ return({'secondaries': secondaries, 'cells': counts[0] | int, 'primary': counts[1] | int, 'secondary': counts[2] | int,
       'published': counts[3] | int, 'non_additive': counts[4] | int, 'rounds': ns.rounds, 'refused': ns.refused,
-      'bounds': {'limit': limit, 'moves': moves} if ns.built and (limit is not none or moves is not none) else none,
+      'bounds': ns.bounds,
       'seconds': ((modules.datetime.datetime.now() - started).total_seconds() | round(3))}) }}
 {% endmacro %}
 
@@ -251,7 +251,7 @@
 {% endmacro %}
 
 {#- The bounds of a first try (_table_cubes_sql's `limit` and `moves`) for the table whose leaves'
-    paths are `anc`<i>, as {'limit', 'moves'}: both none when they could prune nothing, every
+    paths are `anc`<i>, as {'limit', 'moves'}; none when they could prune nothing, every
     dimension having no more leaves than `limit` and (where moves are bounded) no more moves
     through a target than `moves`. A move through a target runs from one of its line's leaves
     to another or to the top, so at most L * (L + 1) of them for L leaves. Then a first try tries
@@ -269,7 +269,7 @@
       {{ return({'limit': limit, 'moves': moves}) }}
     {%- endif -%}
   {%- endfor -%}
-  {{ return({'limit': none, 'moves': none}) }}
+  {{ return(none) }}
 {% endmacro %}
 
 {#- Rounds in which picks wait for earlier ones (step 4 of _table_search) before one that applies
