@@ -207,7 +207,8 @@ class DbtRunner:
                 saved.restore()
                 outcome = dbtRunner().invoke([*args, "--project-dir", str(self.project_dir)])
                 result: Any = outcome.result  # run and run-operation results can write themselves
-                if env.get("DBT_WRITE_JSON") == "false" and hasattr(result, "write"):
+                # (a parse's Manifest can too, but it is no run_results.json)
+                if env.get("DBT_WRITE_JSON") == "false" and hasattr(result, "write") and hasattr(result, "results"):
                     result.write(str(self.target_path / "run_results.json"))
             finally:
                 _close_duckdb()
