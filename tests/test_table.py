@@ -15,6 +15,7 @@ from __future__ import annotations
 import csv
 import itertools
 import json
+import math
 import subprocess
 import sys
 from collections import defaultdict
@@ -366,6 +367,8 @@ def test_a_three_way_table_with_subtotals_is_counted_marked_and_safe(built: tupl
                str(row["action_level"]), row["action"] or "", row["status"])
               for row in rows if row["status"] != "published"}
     assert hidden == pinned
+    # 8 x 4 x 3 leaves: 72 x 20 x 12 cubes through a cell, too many to try at once
+    assert _plan(wh, "table_three_way")["first_try_bounds"] == {"limit": 8, "moves": 6}
     emitted = _emitted(wh, "table_three_way", 5, count_column="patrons")
     cells, found = attack_report.audit(emitted)
     assert found == [] and sum(1 for cell in cells.values() if cell.value is None) == len(pinned)
@@ -860,7 +863,7 @@ def test_random_three_way_tables_with_subtotals_disclose_nothing(
     count is Python's, every mark true, and the LP audit finds no exact disclosure."""
     wh, examples, result = three_way_built
     assert len(examples) == THREE_WAY_EXAMPLES
-    released = 0
+    released = tried_once = 0
     for i, table in enumerate(examples):
         model = f"table_three_model_{i}"
         truth = _three_way_truth(table)
@@ -884,6 +887,16 @@ def test_random_three_way_tables_with_subtotals_disclose_nothing(
             assert row["status"] != "secondary" or count >= table["k"]
         _, found = attack_report.audit(_emitted(wh, model, table["k"], table["hide_zeros"]))
         assert [f for f in found if f.reason == "exact"] == [], (i, table)
+        # one try, against every cube, where the cubes through a cell are few: at most L (L + 1)
+        # moves along a dimension of L leaves, 4,096 cubes in all; else a first try bounded to 8
+        # leaves per line and 6 moves per dimension
+        leaves = [len({event[d] for event in table["events"]}) for d in (1, 2, 3)]
+        cubes = math.prod(count * (count + 1) for count in leaves)
+        pruned = any(count > 8 or count * (count + 1) > 6 for count in leaves)
+        expected = {"limit": 8, "moves": 6} if pruned and cubes > 4096 else None
+        assert _plan(wh, model)["first_try_bounds"] == expected, (i, leaves)
+        tried_once += expected is None
+    assert tried_once > 0  # (the branch table above is the three-way table with bounds)
     assert released >= THREE_WAY_EXAMPLES // 2, f"only {released} of {THREE_WAY_EXAMPLES} three-way tables released"
 
 

@@ -251,25 +251,40 @@
 {% endmacro %}
 
 {#- The bounds of a first try (_table_cubes_sql's `limit` and `moves`) for the table whose leaves'
-    paths are `anc`<i>, as {'limit', 'moves'}; none when they could prune nothing, every
-    dimension having no more leaves than `limit` and (where moves are bounded) no more moves
-    through a target than `moves`. A move through a target runs from one of its line's leaves
-    to another or to the top, so at most L * (L + 1) of them for L leaves. Then a first try tries
-    every cube, and a second try without bounds, which would find nothing more, is not made:
-    on small tables it is half of each round's statements (Spark, where a statement costs a
-    fraction of a second, ADR 10). One query. -#}
+    paths are `anc`<i>, as {'limit', 'moves'}; none when a first try is not worth making:
+    - when the bounds could prune nothing, every dimension having no more leaves than `limit`
+      and (where moves are bounded) no more moves through a target than `moves`. A move through
+      a target runs from one of its line's leaves to another or to the top, so at most L * (L + 1)
+      of them for L leaves;
+    - or when every cube is few (_table_one_try_cubes): the cubes through a cell are at most the
+      product of those moves per dimension.
+    Then a first try tries every cube, and a second try without bounds, which would find nothing
+    more, is not made: on small tables a second query of every round, whose planning costs more
+    than its rows (DuckDB, Postgres), and a second statement of every step (Spark, where a
+    statement costs a fraction of a second, ADR 10). The cheapest cube of all is picked, never a
+    costlier one from within the bounds. One query. -#}
 {% macro _table_first_try_bounds(n, anc) %}
   {%- set limit, moves = kanon._table_pick_limit(), kanon._table_move_limit(n) -%}
   {%- set leaves = [] -%}
   {%- for i in range(n) -%}{%- do leaves.append('(select count(*) from ' ~ anc ~ i ~ ' where _k_al = 0)') -%}{%- endfor -%}
   {%- set counts = run_query('select ' ~ (leaves | join(', '))).rows[0] -%}
+  {%- set ns = namespace(cubes=1, pruned=false) -%}
   {%- for count in counts -%}
     {%- set count = count | int -%}
+    {%- set ns.cubes = ns.cubes * count * (count + 1) -%}
     {%- if count > limit or (moves is not none and count * (count + 1) > moves) -%}
-      {{ return({'limit': limit, 'moves': moves}) }}
+      {%- set ns.pruned = true -%}
     {%- endif -%}
   {%- endfor -%}
-  {{ return(none) }}
+  {{ return({'limit': limit, 'moves': moves} if ns.pruned and ns.cubes > kanon._table_one_try_cubes() else none) }}
+{% endmacro %}
+
+{#- At most how many cubes through a cell (the product of each dimension's moves, see
+    _table_first_try_bounds) for the search to try them all at once: tables of a few leaves
+    per dimension, where the bounds would save rows but cost a second query. Three
+    dimensions of 5, 2 and 3 leaves: 30 x 6 x 12 = 2,160. -#}
+{% macro _table_one_try_cubes() %}
+  {{ return(4096) }}
 {% endmacro %}
 
 {#- Rounds in which picks wait for earlier ones (step 4 of _table_search) before one that applies
