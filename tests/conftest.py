@@ -53,19 +53,19 @@ os.environ.setdefault("KANON_CACHE_DIR", str(Path(tempfile.gettempdir()) / f"kan
 
 # The order files start in under `make test` (--dist loadfile --no-loadscope-reorder): longest
 # first, so that the two workers finish together (each takes the next file as it starts its last
-# one). Seconds each file took in a whole run on the 2-core machine (2026-12-05; test_bench.py
-# after its counts smoke runs went in-process, from its tests' own times); a file not listed
-# takes under 10 s. xdist's default order, files with the most tests first, started the
-# Spark module last, and then, in test count order, left one worker 70 s behind the other.
+# one). Seconds each file took in a whole run on the 2-core machine (2026-12-05, fourth session,
+# with dbt's parse caches; test_table.py less the one-try change's 40 s); a file not listed
+# takes under 10 s. xdist's default order, files with the most tests first, started the Spark
+# module last, and then, in test count order, left one worker 70 s behind the other.
 SECONDS_PER_FILE = {
-    "test_spark.py": 433, "test_table.py": 242, "test_audit.py": 108, "test_release_hardening.py": 91,
-    "test_release_over_time.py": 77, "test_records.py": 73, "test_cli.py": 68, "test_bench.py": 65,
-    "test_records_adult.py": 52, "test_records_cli.py": 45, "test_release.py": 45,
-    "test_host_settings.py": 43, "test_release_guards.py": 41, "test_records_receipt.py": 38,
-    "test_privacy_unit.py": 33, "test_release_property.py": 33, "test_records_cli_checks.py": 32,
-    "test_records_inspect.py": 28, "test_hierarchy_tests.py": 25, "test_records_pseudonym.py": 23,
-    "test_dbt_runner.py": 21, "test_records_reference.py": 17, "test_example.py": 14,
-    "test_audit_cell_fates.py": 12, "test_records_cli_findings.py": 12,
+    "test_spark.py": 434, "test_table.py": 255, "test_audit.py": 132, "test_bench.py": 109,
+    "test_release_hardening.py": 73, "test_release_over_time.py": 69, "test_records.py": 61,
+    "test_records_adult.py": 59, "test_cli.py": 47, "test_dbt_runner.py": 41, "test_records_cli.py": 40,
+    "test_release.py": 36, "test_host_settings.py": 36, "test_release_guards.py": 35,
+    "test_hierarchy_tests.py": 27, "test_release_property.py": 27, "test_records_pseudonym.py": 27,
+    "test_records_receipt.py": 27, "test_records_cli_checks.py": 27, "test_records_inspect.py": 26,
+    "test_privacy_unit.py": 21, "test_records_reference.py": 20, "test_example.py": 17,
+    "test_audit_cell_fates.py": 16, "test_records_cli_findings.py": 10,
 }
 
 
