@@ -26,9 +26,9 @@
        waits, so every round protects at least one cell. After `_table_conflict_rounds` rounds
        every pick is applied at once, so a search takes at most that many rounds plus one;
     5. again from 2 until no hidden cell is open.
-  A table too small for the bounds to prune anything (_table_first_try_bounds) makes 2 and 3 one
-  query a round: every still-flagged cell's cheapest cube, those costing nothing (all their
-  cells hidden already) protecting their cells.
+  A table tried once (_table_first_try_bounds: the bounds could prune nothing, or its cubes
+  through a cell are few) makes 2 and 3 one query a round: every still-flagged cell's cheapest
+  cube, those costing nothing (all their cells hidden already) protecting their cells.
 
   It is sound, not minimal (an LP/MIP could hide less). Non-additive lines bound the moves
   (_table_cubes); kanon_tools.attack audits the result against the inequalities that hold.
