@@ -54,18 +54,19 @@ os.environ.setdefault("KANON_CACHE_DIR", str(Path(tempfile.gettempdir()) / f"kan
 # The order files start in under `make test` (--dist loadfile --no-loadscope-reorder): longest
 # first, so that the two workers finish together (each takes the next file as it starts its last
 # one). Seconds each file took in a whole run on the 2-core machine (2026-12-05, fifth session,
-# with the Spark driver's JVM options of kanon_tools.spark_sql); a file not listed takes under
-# 10 s. xdist's default order, files with the most tests first, started the Spark module last,
-# and then, in test count order, left one worker 70 s behind the other.
+# with the Spark driver's JVM options of kanon_tools.spark_sql; test_release_over_time.py less
+# its 22 s of parses, alone 57 s -> 35 s); a file not listed takes under 10 s. xdist's default
+# order, files with the most tests first, started the Spark module last, and then, in test count
+# order, left one worker 70 s behind the other.
 SECONDS_PER_FILE = {
     "test_spark.py": 340, "test_table.py": 233, "test_audit.py": 101, "test_bench.py": 99,
     "test_release_hardening.py": 81, "test_records.py": 59, "test_records_adult.py": 57,
-    "test_release_over_time.py": 55, "test_release.py": 42, "test_cli.py": 40, "test_records_inspect.py": 38,
-    "test_records_cli.py": 37, "test_dbt_runner.py": 33, "test_release_guards.py": 32, "test_host_settings.py": 30,
-    "test_records_pseudonym.py": 28, "test_records_receipt.py": 27, "test_release_property.py": 26,
-    "test_records_cli_checks.py": 24, "test_hierarchy_tests.py": 21, "test_privacy_unit.py": 20,
-    "test_records_reference.py": 19, "test_example.py": 15, "test_audit_cell_fates.py": 14,
-    "test_records_cli_findings.py": 12,
+    "test_release.py": 42, "test_cli.py": 40, "test_records_inspect.py": 38, "test_records_cli.py": 37,
+    "test_dbt_runner.py": 33, "test_release_over_time.py": 33, "test_release_guards.py": 32,
+    "test_host_settings.py": 30, "test_records_pseudonym.py": 28, "test_records_receipt.py": 27,
+    "test_release_property.py": 26, "test_records_cli_checks.py": 24, "test_hierarchy_tests.py": 21,
+    "test_privacy_unit.py": 20, "test_records_reference.py": 19, "test_example.py": 15,
+    "test_audit_cell_fates.py": 14, "test_records_cli_findings.py": 12,
 }
 
 
