@@ -11,7 +11,7 @@ import yaml  # type: ignore[import-untyped]  # no stubs installed; only safe_loa
 from conftest import ROOT
 from kanon_tools.spark_sql import JVM_OPTIONS, session_settings
 
-ENV_VAR = re.compile(r"\{\{\s*env_var\('(\w+)',\s*'([^']*)'\)\s*(\|\s*as_number\s*)?\}\}")
+ENV_VAR = re.compile(r"\{\{\s*env_var\('(\w+)',\s*'([^']*)'\)\s*\}\}")
 
 
 def _profile_settings(env: dict[str, str]) -> dict[str, str]:
