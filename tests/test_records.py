@@ -409,3 +409,29 @@ def test_a_search_in_small_batches_finds_the_same_release(built: tuple[DbtProjec
     assert sorted(map(repr, wh.query(f"select * from {wh.relation('records_basic')}"))) == rows
     log = (project.state_dir / "logs" / "dbt.log").read_text()
     assert "_k_rank" in log and result.ok  # the batches were split
+
+
+@pytest.mark.parametrize("bits", [1, 7])
+def test_labels_packed_in_narrow_words_find_the_same_release(built: tuple[DbtProject, Warehouse], bits: int) -> None:
+    """The search packs every level's label codes into words and takes a class's labels at a node
+    as the word masked to the node's fields. With words of 1 bit (one field each, and every field
+    wider than one bit alone in its word) or 7 bits (fields sharing words), the search chooses the
+    same node and publishes the same records as with 62-bit words: a field laid over another, or
+    a mask that misses or keeps a wrong field, would merge or split classes."""
+    project, wh = built
+    before = _plan(wh, "records_basic")
+    rows = sorted(map(repr, wh.query(f"select * from {wh.relation('records_basic')}")))
+    log = project.state_dir / "logs" / "dbt.log"
+    seen = len(log.read_text())
+    result = project.run("run", "--select", "records_basic", "--vars", f"{{kanon_records_word_bits: {bits}}}")
+    after = _plan(wh, "records_basic")
+    same = ("node", "loss", "nodes_evaluated", "suppressed")
+    assert result.ok and [after[key] for key in same] == [before[key] for key in same]
+    assert sorted(map(repr, wh.query(f"select * from {wh.relation('records_basic')}"))) == rows
+    assert " as _k_w1" in log.read_text()[seen:]  # this run packed more than one word
+
+
+def test_a_word_width_outside_1_to_62_is_refused(built: tuple[DbtProject, Warehouse]) -> None:
+    project, _ = built
+    result = project.run("run", "--select", "records_basic", "--vars", "{kanon_records_word_bits: 63}", expect_ok=False)
+    assert "kanon_records_word_bits must be a whole number >= 1 and <= 62, got 63" in result.output
