@@ -123,7 +123,7 @@ compiled-bench: $(STAMP)
 	  && $(BENCH_LINT_ENV) $(CURDIR)/$(BIN)/dbt build --quiet --target-path $(LINT)/bench \
 	  && $(BENCH_LINT_ENV) $(CURDIR)/$(BIN)/sqlfluff lint --processes 2 models
 
-## bench: release cost against the bare aggregate, what record and table releases cost, and the file command (BENCHMARKS.md)
+## bench: release cost against the bare aggregate, what record and table releases cost, the file command, and the three kinds on Spark (BENCHMARKS.md)
 bench: $(STAMP)
 	mkdir -p target
 	$(BIN)/python -m kanon_tools bench $(BENCH_ARGS)
@@ -136,6 +136,8 @@ bench: $(STAMP)
 	cat target/bench_table3.md >> BENCHMARKS.md
 	$(BIN)/python -m kanon_tools bench-file $(BENCH_FILE_ARGS) --out target/bench_file.md
 	cat target/bench_file.md >> BENCHMARKS.md
+	$(BIN)/python -m kanon_tools bench-spark $(BENCH_SPARK_ARGS) --out target/bench_spark.md
+	cat target/bench_spark.md >> BENCHMARKS.md
 
 ## lock: re-resolve requirements.in into the pinned requirements.txt
 lock:

@@ -61,11 +61,14 @@ def test_bench_records_smoke_run(warehouse_kind: str, tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     lines = out.read_text().splitlines()
-    row = next(line for line in lines if line.startswith(f"| {warehouse_kind} | records | 2,000 |"))
+    prefix = f"| {warehouse_kind} | records | non_uniform_entropy | 2,000 |"
+    row = next(line for line in lines if line.startswith(prefix))
     cells = [cell.strip() for cell in row.strip("|").split("|")]
-    assert cells[3] == "2,000"  # the lattice of the five quasi-identifiers
-    assert 0 < int(cells[4].replace(",", "")) <= 2000  # nodes evaluated
-    assert float(cells[7]) > 0 and float(cells[8]) > 0  # release and floor seconds
+    assert cells[4] == "2,000"  # the lattice of the five quasi-identifiers
+    nodes = int(cells[5].replace(",", ""))
+    assert 0 < nodes <= 2000  # nodes evaluated
+    assert int(cells[6].replace(",", "")) >= 10  # statements: the scan, the search, the gate, the trail, the swap
+    assert float(cells[9]) > 0 and float(cells[10]) > 0  # release and floor seconds
 
 
 def test_bench_file_smoke_run(tmp_path: Path) -> None:

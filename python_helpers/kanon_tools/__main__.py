@@ -7,8 +7,8 @@ import importlib
 import sys
 
 # Each module exposes `register(subparsers)`, which adds its sub-command(s) and sets `func`.
-COMMAND_MODULES = ["generate", "demo", "audit", "bench", "bench_records", "bench_table", "bench_file", "receipt",
-                   "attack_report", "records.cli"]
+COMMAND_MODULES = ["generate", "demo", "audit", "bench", "bench_records", "bench_table", "bench_file", "bench_spark",
+                   "receipt", "attack_report", "records.cli"]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -420,28 +420,46 @@ def _load_spark(size: int, workdir: Path, quiet: bool, settings: SparkSettings) 
     the generator's events (both profiles) and hierarchies, written by the generator into a scratch
     DuckDB file, exported from it to Parquet (inputs/<table>/) and registered in Spark as tables over
     those files, in one Spark start."""
-    import duckdb
-
     directory = workdir / f"spark_{label(size)}"
-    if directory.exists():
-        shutil.rmtree(directory)
-    inputs = directory / "inputs"
-    inputs.mkdir(parents=True)
     scratch = workdir / f"bench_{label(size)}_spark.duckdb"
     for stale in (scratch, Path(f"{scratch}.wal")):
         stale.unlink(missing_ok=True)
     for profile, table in PROFILE_TABLES.items():
         generate.write_duckdb(scratch, table, events=size, profile=profile, quiet=quiet)
+    counts = [f"select count(*) from {SPARK_SCHEMA}.{table}" for table in PROFILE_TABLES.values()]
+    warehouse, answers = spark_from_duckdb(scratch, directory, settings, counts)
+    loaded = {table: int(rows[0][0]) for table, rows in zip(PROFILE_TABLES.values(), answers, strict=True)}
+    if set(loaded.values()) != {size}:
+        raise RuntimeError(f"Spark reads {loaded} events from the Parquet inputs, expected {size} in each")
+    return warehouse
+
+
+def spark_from_duckdb(scratch: Path, directory: Path, settings: SparkSettings, checks: Sequence[str] = (),
+                      ) -> tuple[SparkWarehouse, list[list[list[Any]]]]:
+    """A fresh Spark warehouse in `directory` (metastore, warehouse, inputs) holding every table of
+    the scratch DuckDB file's main schema (deleted after): exported to Parquet (inputs/<table>/) and
+    registered in Spark as SPARK_SCHEMA.<table> over those files, in one Spark start, which also
+    answers `checks` (their rows, in order)."""
+    import duckdb
+
+    if directory.exists():
+        shutil.rmtree(directory)
+    inputs = directory / "inputs"
+    inputs.mkdir(parents=True)
     conn = duckdb.connect(str(scratch))
     try:
-        # everything the generator wrote: each events table and its <table>_hierarchy_* tables
         tables = [str(row[0]) for row in conn.execute(
             "select table_name from information_schema.tables where table_schema = 'main' order by table_name"
         ).fetchall()]
         for table in tables:
             (inputs / table).mkdir()
-            conn.execute(f"copy main.{quote_ident(table)} to {_literal(str(inputs / table / 'data.parquet'))} "
-                         "(format parquet)")
+            # Spark reads no nanosecond timestamps (pandas' own): those columns go as microseconds
+            columns = [f"cast({quote_ident(name)} as timestamp) as {quote_ident(name)}" if kind == "TIMESTAMP_NS"
+                       else quote_ident(name) for name, kind in conn.execute(
+                           "select column_name, data_type from information_schema.columns where table_schema = 'main' "
+                           "and table_name = ? order by ordinal_position", [table]).fetchall()]
+            conn.execute(f"copy (select {', '.join(columns)} from main.{quote_ident(table)}) to "
+                         f"{_literal(str(inputs / table / 'data.parquet'))} (format parquet)")
     finally:
         conn.close()
     for done in (scratch, Path(f"{scratch}.wal")):
@@ -449,14 +467,9 @@ def _load_spark(size: int, workdir: Path, quiet: bool, settings: SparkSettings) 
     statements = [f"create schema {SPARK_SCHEMA}"]
     statements += [f"create table {SPARK_SCHEMA}.{table} using parquet location {spark_literal(str(inputs / table))}"
                    for table in tables]
-    statements += [f"select count(*) from {SPARK_SCHEMA}.{table}" for table in PROFILE_TABLES.values()]
     warehouse = SparkWarehouse(directory, f"{SPARK_SCHEMA}_out", settings.cores, settings.memory)
-    answers = warehouse.sql(*statements)
-    loaded = {table: int(rows[0][0]) for table, rows in zip(PROFILE_TABLES.values(), answers[-len(PROFILE_TABLES):],
-                                                             strict=True)}
-    if set(loaded.values()) != {size}:
-        raise RuntimeError(f"Spark reads {loaded} events from the Parquet inputs, expected {size} in each")
-    return warehouse
+    answers = warehouse.sql(*statements, *checks)
+    return warehouse, answers[len(statements):]
 
 
 @dataclass

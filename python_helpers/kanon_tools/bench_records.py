@@ -29,7 +29,7 @@ import json
 import os
 import statistics
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -84,7 +84,7 @@ def connect(kind: str, duckdb_path: Path | None) -> Any:
     return psycopg2.connect(**postgres_params())
 
 
-def _load(kind: str, duckdb_path: Path | None, tables: dict[str, pd.DataFrame]) -> None:
+def load_frames(kind: str, duckdb_path: Path | None, tables: dict[str, pd.DataFrame]) -> None:
     """Write frames as tables (replacing them): DuckDB from the frame, Postgres by COPY."""
     conn = connect(kind, duckdb_path)
     try:
@@ -119,7 +119,7 @@ def write_records(kind: str, n: int, duckdb_path: Path | None, relation: str) ->
     tables = {relation: people(n)}
     for name, frame in hierarchies().items():
         tables[f"{relation}_hierarchy_{name}"] = frame
-    _load(kind, duckdb_path, tables)
+    load_frames(kind, duckdb_path, tables)
 
 
 def write_adult(kind: str, duckdb_path: Path | None, relation: str) -> adult_data.AdultData:
@@ -127,7 +127,7 @@ def write_adult(kind: str, duckdb_path: Path | None, relation: str) -> adult_dat
     tables = {relation: adult.data}
     for column, frame in adult.hierarchy_tables.items():
         tables[f"{relation}_hierarchy_{column}"] = frame
-    _load(kind, duckdb_path, tables)
+    load_frames(kind, duckdb_path, tables)
     return adult
 
 
@@ -141,13 +141,19 @@ class Row:
     peak_mb: float | None
     plan: dict[str, Any]
     anjana: adult_data.AnjanaRun | None = None
+    searches: list[float] | None = None
+    statements: list[int] | None = None
+
+    @property
+    def search(self) -> float:
+        return statistics.median(self.searches) if self.searches else float(self.plan.get("search_seconds", 0))
 
     @property
     def ratio(self) -> float:
         return statistics.median(self.release) / statistics.median(self.floor)
 
 
-def _plan(kind: str, duckdb_path: Path | None, schema: str, model: str) -> dict[str, Any]:
+def last_release_plan(kind: str, duckdb_path: Path | None, schema: str, model: str) -> dict[str, Any]:
     conn = connect(kind, duckdb_path)
     try:
         cur = conn.cursor()
@@ -158,7 +164,8 @@ def _plan(kind: str, duckdb_path: Path | None, schema: str, model: str) -> dict[
         conn.close()
 
 
-def _time(runner: DbtRunner, model: str, variables: dict[str, Any], repeats: int) -> tuple[list[float], float | None]:
+def _time(runner: DbtRunner, model: str, variables: dict[str, Any], repeats: int,
+          after: Callable[[], None] | None = None) -> tuple[list[float], float | None]:
     times, peak = [], None
     for _ in range(repeats):
         result = runner.run("run", "--select", model, "--vars", json.dumps(variables), measure_rss=True)
@@ -166,7 +173,22 @@ def _time(runner: DbtRunner, model: str, variables: dict[str, Any], repeats: int
             raise RuntimeError(f"dbt run of {model} failed:\n{result.output[-3000:]}")
         times.append(result.execution_times()[model])
         peak = max(peak or 0.0, result.peak_rss_mb or 0.0)
+        if after is not None:
+            after()
     return times, peak
+
+
+def statements_of_last_run(log: Path, model: str) -> int:
+    """How many statements dbt logged for the last run of `model` (its debug log, dbt.log)."""
+    lines = log.read_text(errors="replace").splitlines()
+    began = max(i for i, line in enumerate(lines)
+                if "Began running node" in line and line.rstrip().endswith(f".{model}"))
+    count = 0
+    for line in lines[began:]:
+        if "Finished running node" in line:
+            break
+        count += "SQL status:" in line
+    return count
 
 
 def fresh_postgres_schema(kind: str, schema: str) -> None:
@@ -180,7 +202,7 @@ def fresh_postgres_schema(kind: str, schema: str) -> None:
     conn.close()
 
 
-def run_case(kind: str, what: str, size: int, repeats: int, workdir: Path) -> Row:
+def run_case(kind: str, what: str, size: int, repeats: int, workdir: Path, loss: str = "non_uniform_entropy") -> Row:
     schema = "main" if kind == "duckdb" else f"kanon_bench_records_{what}"
     duckdb_path = workdir / f"records_{what}_{label(size)}.duckdb" if kind == "duckdb" else None
     relation = f"{schema}.{what}"
@@ -195,16 +217,24 @@ def run_case(kind: str, what: str, size: int, repeats: int, workdir: Path) -> Ro
         env["KANON_DUCKDB_PATH"] = str(duckdb_path)
     runner = DbtRunner(project, env=dict(os.environ, **env), target_path=workdir / f"target_{kind}_{what}",
                        log_path=workdir / "logs", timeout=None)
-    variables = dict(project_vars({}), bench_records=relation, bench_adult=relation if adult else None)
+    variables = dict(project_vars({}), bench_records=relation, bench_adult=relation if adult else None, bench_loss=loss)
     runner.run("deps")
     prefix = "adult" if adult else "records"
     sources = [] if adult else ["bench_records", "bench_records_hierarchy_zip", "bench_records_hierarchy_occupation"]
     runner.run("run", "--select", "package:kanon,path:models/audit", *sources, "--vars", json.dumps(variables))
     floor, _ = _time(runner, f"{prefix}_floor", variables, repeats)
-    release, peak = _time(runner, f"{prefix}_release", variables, repeats)
-    plan = _plan(kind, duckdb_path, schema, f"{prefix}_release")
-    anjana = adult_data.anjana_run(K, 0.04, adult=adult) if adult is not None and kind == "duckdb" else None
-    return Row(kind, what, size, release, floor, peak, plan, anjana)
+    plans: list[dict[str, Any]] = []
+    statements: list[int] = []
+
+    def after_release() -> None:
+        plans.append(last_release_plan(kind, duckdb_path, schema, f"{prefix}_release"))
+        statements.append(statements_of_last_run(workdir / "logs" / "dbt.log", f"{prefix}_release"))
+
+    release, peak = _time(runner, f"{prefix}_release", variables, repeats, after_release)
+    anjana = (adult_data.anjana_run(K, 0.04, adult=adult)
+              if adult is not None and kind == "duckdb" and loss == "non_uniform_entropy" else None)
+    return Row(kind, what, size, release, floor, peak, plans[-1], anjana,
+               searches=[float(p.get("search_seconds", 0)) for p in plans], statements=statements)
 
 
 def markdown(rows: Sequence[Row], command: str) -> str:
@@ -216,17 +246,18 @@ def markdown(rows: Sequence[Row], command: str) -> str:
         "swap). k=5, budget 4 % of the records; the search's own figures are from the release's plan in "
         "the audit trail (scan: the one pass into the class table; search: from the class table to the chosen node).",
         "",
-        "| warehouse | data | records | lattice | nodes evaluated | scan s | search s | release s | floor s "
-        "| release / floor | peak MB | chosen node | loss (non-uniform entropy) | suppressed |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|",
+        "| warehouse | data | loss | records | lattice | nodes evaluated | statements | scan s | search s | release s "
+        "| floor s | release / floor | peak MB | chosen node | loss (non-uniform entropy) | suppressed |",
+        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|",
     ]
     for r in rows:
         p = r.plan
         node = ", ".join(f"{c} {lv}" for c, lv in p["node"].items())
         suppressed = p["records_in"] - p["records_out"]
         lines.append(
-            f"| {r.kind} | {r.what} | {r.records:,} | {p['lattice_size']:,} | {p['nodes_evaluated']:,} "
-            f"| {p.get('scan_seconds', 0):.2f} | {p.get('search_seconds', 0):.2f} | {statistics.median(r.release):.2f} "
+            f"| {r.kind} | {r.what} | {p['metric']} | {r.records:,} | {p['lattice_size']:,} | {p['nodes_evaluated']:,} "
+            f"| {statistics.median(r.statements) if r.statements else 0:,.0f} "
+            f"| {p.get('scan_seconds', 0):.2f} | {r.search:.2f} | {statistics.median(r.release):.2f} "
             f"| {statistics.median(r.floor):.2f} | {r.ratio:.1f} | {r.peak_mb or 0:.0f} | {node} "
             f"| {p['loss']['non_uniform_entropy']:,.0f} | {suppressed:,} |")
     for r in rows:
@@ -241,7 +272,7 @@ def markdown(rows: Sequence[Row], command: str) -> str:
             f"{a.node.non_uniform_entropy:,.0f}, discernibility {a.node.discernibility:,}, height {a.node.height}; "
             f"{a.suppressed_records:,} records suppressed. kanon: non-uniform entropy "
             f"{r.plan['loss']['non_uniform_entropy']:,.0f}, discernibility {r.plan['loss']['discernibility']:,.0f}, "
-            f"height {r.plan['loss']['height']:.0f}, search {r.plan.get('search_seconds', 0):.2f} s.",
+            f"height {r.plan['loss']['height']:.0f}, search {r.search:.2f} s.",
         ]
     return "\n".join(lines) + "\n"
 
@@ -252,6 +283,18 @@ def _anjana_version() -> str:
     return version("anjana")
 
 
+LOSSES = ("non_uniform_entropy", "discernibility", "height")
+
+
+def loss_list(text: str) -> list[str]:
+    """`--losses`: loss metrics, comma-separated, each one kanon searches by."""
+    losses = [part.strip() for part in text.split(",") if part.strip()]
+    unknown = [loss for loss in losses if loss not in LOSSES]
+    if not losses or unknown:
+        raise argparse.ArgumentTypeError(f"must be one or more of {', '.join(LOSSES)}, got {text!r}")
+    return losses
+
+
 def run(args: argparse.Namespace) -> int:
     workdir = Path(args.workdir)
     workdir.mkdir(parents=True, exist_ok=True)
@@ -260,9 +303,10 @@ def run(args: argparse.Namespace) -> int:
         return 0
     rows: list[Row] = []
     if args.adult and adult_data.adult_dir() is not None:
-        rows.append(run_case("duckdb", "adult", 30_162, args.repeats, workdir))
-        if "postgres" in args.warehouses:
-            rows.append(run_case("postgres", "adult", 30_162, args.repeats, workdir))
+        for loss in args.losses:
+            for kind in ("duckdb", "postgres"):
+                if kind in args.warehouses:
+                    rows.append(run_case(kind, "adult", 30_162, args.repeats, workdir, loss))
     for size in args.sizes:
         rows.append(run_case("duckdb", "records", size, args.repeats, workdir))
     for size in args.postgres_sizes:
@@ -280,6 +324,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--postgres-sizes", type=count_list(), default=[100_000], help="Postgres sizes, e.g. 1M")
     parser.add_argument("--warehouses", default="duckdb,postgres", help="for Adult: where to run it")
     parser.add_argument("--no-adult", dest="adult", action="store_false", help="skip Adult and anjana")
+    parser.add_argument("--losses", type=loss_list, default=["non_uniform_entropy"],
+                        help="for Adult: the loss metrics searched, comma-separated among non_uniform_entropy, "
+                             "discernibility, height (default non_uniform_entropy)")
     parser.add_argument("--repeats", type=positive_count, default=1)
     parser.add_argument("--workdir", default="target/bench_records")
     parser.add_argument("--out", default="target/bench_records.md")

@@ -48,7 +48,7 @@ import pandas as pd
 
 from kanon_tools import attack_report
 from kanon_tools.bench import ROOT, K, machine, project_vars, write_project
-from kanon_tools.bench_records import _load, _plan, fresh_postgres_schema
+from kanon_tools.bench_records import fresh_postgres_schema, last_release_plan, load_frames
 from kanon_tools.cli_types import positive_count
 from kanon_tools.dbt_runner import DbtRunner
 
@@ -150,7 +150,7 @@ def run_case(kind: str, shape: Shape, rows: int, columns: int, k: int, workdir: 
         duckdb_path.unlink()
     fresh_postgres_schema(kind, schema)
     tables = shape.tables(rows, columns, schema)
-    _load(kind, duckdb_path, tables)
+    load_frames(kind, duckdb_path, tables)
     project = workdir / "project"
     write_project(project)
     env = {"DBT_PROFILES_DIR": str(ROOT), "KANON_TARGET": kind, "KANON_SCHEMA": schema}
@@ -167,7 +167,7 @@ def run_case(kind: str, shape: Shape, rows: int, columns: int, k: int, workdir: 
     model = f"{shape.name}_release"
     floor = _seconds(runner, f"{shape.name}_floor", variables)
     release = _seconds(runner, model, variables)
-    plan = _plan(kind, duckdb_path, schema, model)
+    plan = last_release_plan(kind, duckdb_path, schema, model)
     # the attacker's audit, as `python -m kanon_tools attack --report <model>` runs it
     started = time.perf_counter()
     emitted = runner.run_operation("kanon.cli_table_cells", {"report": model})
@@ -208,7 +208,7 @@ def run(args: argparse.Namespace) -> int:
     shape = SHAPES[args.shape]
     rows, columns = args.rows or shape.rows, args.columns or shape.columns
     if args.generate_only:
-        _load("duckdb", Path(args.duckdb), shape.tables(rows, columns, "main"))
+        load_frames("duckdb", Path(args.duckdb), shape.tables(rows, columns, "main"))
         return 0
     workdir = Path(args.workdir).resolve()  # dbt runs in the project, where a relative path means nothing
     workdir.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,143 @@
+"""`python -m kanon_tools bench-spark` (part of `make bench`): the three release kinds on local Spark.
+
+Issue 34's Spark targets, on dbt-spark's session method (local[N], the driver's memory as given):
+a count release of 20,000 events within 20 s, a record release of 3,000 people within 30 s and a
+table with totals of 6 x 4 within 45 s, each the model's own time after the session is up (dbt's
+execution time of the node; the Spark session starts before it, when dbt first connects).
+
+The inputs are the other benchmarks' generators at those sizes, written into one scratch DuckDB
+file, exported to Parquet and registered in a fresh Spark warehouse (bench.spark_from_duckdb):
+
+  release_thin     kanon.release_counts over the generator's events (the thin report: branch x
+                   age band x title, hierarchies as the count benchmark's), `--events` of them
+  records_release  kanon.release_records over bench-records' synthetic people (five
+                   quasi-identifiers, a 2,000-node lattice, k=5, 4 %), `--people` of them
+  table_release    kanon.release_table over bench-table's events, `--rows` x `--columns` leaves
+
+each through the k_anonymous materialization, in its own dbt process, `--repeats` times (the
+median is reported), with the statements dbt logged for the last run (on Spark a statement, not a
+row, is the unit of cost).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from kanon_tools import generate
+from kanon_tools.bench import ROOT, SPARK_SCHEMA, SparkSettings, machine, project_vars, spark_from_duckdb, write_project
+from kanon_tools.bench_records import load_frames, statements_of_last_run, write_records
+from kanon_tools.bench_table import SHAPES
+from kanon_tools.cli_types import positive_count
+from kanon_tools.dbt_runner import DbtRunner
+
+
+@dataclass(frozen=True)
+class Case:
+    """One release timed: its model, what it releases, and issue 34's target in seconds."""
+
+    model: str
+    what: str
+    target: float
+
+
+@dataclass
+class Timed:
+    case: Case
+    seconds: list[float]
+    statements: int
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.seconds)
+
+
+def write_inputs(scratch: Path, events: int, people: int, rows: int, columns: int) -> dict[str, str]:
+    """The three releases' inputs in the scratch DuckDB file's main schema; the bench project's vars
+    naming them as Spark will (SPARK_SCHEMA.<table>)."""
+    for stale in (scratch, Path(f"{scratch}.wal")):
+        stale.unlink(missing_ok=True)
+    generate.write_duckdb(scratch, "events", events=events, quiet=True)
+    write_records("duckdb", people, scratch, "main.records")
+    shape = SHAPES["2d"]
+    load_frames("duckdb", scratch, shape.tables(rows, columns, "main"))
+    return dict(project_vars({"default": f"{SPARK_SCHEMA}.events"}), bench_records=f"{SPARK_SCHEMA}.records",
+                **{shape.events_model: f"{SPARK_SCHEMA}.{shape.name}_events"})
+
+
+def run(args: argparse.Namespace) -> int:
+    workdir = Path(args.workdir).resolve()
+    workdir.mkdir(parents=True, exist_ok=True)
+    settings = SparkSettings(cores=args.cores, memory=args.memory)
+    variables = write_inputs(workdir / "inputs.duckdb", args.events, args.people, args.rows, args.columns)
+    warehouse, _ = spark_from_duckdb(workdir / "inputs.duckdb", workdir / "spark", settings)
+    project = workdir / "project"
+    write_project(project)
+    env = dict(os.environ, DBT_PROFILES_DIR=str(ROOT), KANON_TARGET="spark", KANON_SCHEMA=warehouse.schema,
+               KANON_SPARK_DIR=str(warehouse.directory), KANON_SPARK_CORES=str(settings.cores),
+               KANON_SPARK_MEMORY=settings.memory, DBT_SEND_ANONYMOUS_USAGE_STATS="false")
+    log = workdir / "logs"
+    runner = DbtRunner(project, env=env, target_path=workdir / "target", log_path=log, timeout=None, process=True)
+    runner.run("deps")
+    inputs = ("bench_events", "bench_hierarchy_branch", "bench_hierarchy_age_band", "bench_hierarchy_title",
+              "bench_records", "bench_records_hierarchy_zip", "bench_records_hierarchy_occupation",
+              SHAPES["2d"].events_model)
+    setup = runner.run("run", "--select", "package:kanon,path:models/audit", *inputs, "--vars", json.dumps(variables))
+    if not setup.ok:
+        raise RuntimeError(f"dbt run of the audit trail and the inputs failed:\n{setup.output[-3000:]}")
+    cases = (Case("release_thin", f"counts of {args.events:,} events", 20),
+             Case("records_release", f"records of {args.people:,} people", 30),
+             Case("table_release", f"a {args.rows} x {args.columns} table with totals", 45))
+    timed = []
+    for case in cases:
+        seconds = []
+        for _ in range(args.repeats):
+            result = runner.run("run", "--select", case.model, "--vars", json.dumps(variables))
+            if not result.ok:
+                raise RuntimeError(f"dbt run of {case.model} failed:\n{result.output[-3000:]}")
+            seconds.append(result.execution_times()[case.model])
+        timed.append(Timed(case, seconds, statements_of_last_run(log / "dbt.log", case.model)))
+        if not args.quiet:
+            print(f"[spark] {case.model}: {', '.join(f'{s:.1f}' for s in seconds)} s", flush=True)
+    text = markdown(timed, settings, "python -m kanon_tools bench-spark " + " ".join(sys.argv[2:]))
+    Path(args.out).write_text(text)
+    print(text)
+    return 0
+
+
+def markdown(timed: Sequence[Timed], settings: SparkSettings, command: str) -> str:
+    lines = [
+        "# The three release kinds on local Spark", "",
+        f"`{command}` on {machine()}; Spark {settings.describe()}, dbt-spark's session method. Each release "
+        "in its own dbt process; seconds are dbt's execution time of the node (the session is up before it), "
+        "the median of the runs; statements are those dbt logged for the last run.", "",
+        "| release | model | seconds, median (min-max) | statements | target s | met |",
+        "|---|---|---|---:|---:|---|",
+    ]
+    for t in timed:
+        lines.append(f"| {t.case.what} | {t.case.model} | {t.median:.1f} ({min(t.seconds):.1f}-{max(t.seconds):.1f}) "
+                     f"| {t.statements:,} | {t.case.target:.0f} | {'yes' if t.median <= t.case.target else 'no'} |")
+    return "\n".join(lines) + "\n"
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser("bench-spark", help="the three release kinds on local Spark (BENCHMARKS.md)",
+                                   description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--events", type=positive_count, default=20_000, help="events of the count release")
+    parser.add_argument("--people", type=positive_count, default=3_000, help="people of the record release")
+    parser.add_argument("--rows", type=positive_count, default=6, help="areas of the table with totals")
+    parser.add_argument("--columns", type=positive_count, default=4, help="topics of the table with totals")
+    parser.add_argument("--repeats", type=positive_count, default=3, help="dbt runs per release (default 3)")
+    parser.add_argument("--cores", type=positive_count, default=2, help="Spark's local[N] (default 2)")
+    parser.add_argument("--memory", default="2g", help="the driver's memory, all of Spark's in local mode")
+    parser.add_argument("--workdir", default="target/bench_spark")
+    parser.add_argument("--out", default="target/bench_spark.md")
+    parser.add_argument("--quiet", action="store_true")
+    parser.set_defaults(func=run)

@@ -1,0 +1,54 @@
+"""The benchmarks' own bookkeeping, without a warehouse: the statements counted from dbt's log,
+the loss metrics `bench-records` accepts, and `bench-spark`'s verdicts against its targets. (The
+Spark benchmark itself starts a JVM per dbt run: `make bench` runs it, the suite does not; the
+Spark module runs the same three kinds on Spark.)"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import pytest
+from kanon_tools.bench import SparkSettings
+from kanon_tools.bench_records import loss_list, statements_of_last_run
+from kanon_tools.bench_spark import Case, Timed, markdown
+
+LOG = """\
+[0m10:00:00.000001 [debug] [Thread-1 (]: Began running node model.kanon_bench.records_release
+[0m10:00:00.100000 [debug] [Thread-1 (]: SQL status: OK in 0.010 seconds
+[0m10:00:00.200000 [debug] [Thread-1 (]: SQL status: OK in 0.010 seconds
+[0m10:00:00.300000 [debug] [Thread-1 (]: Finished running node model.kanon_bench.records_release
+[0m10:00:01.000001 [debug] [Thread-1 (]: Began running node model.kanon_bench.records_release_other
+[0m10:00:01.100000 [debug] [Thread-1 (]: SQL status: OK in 0.010 seconds
+[0m10:00:01.200000 [debug] [Thread-1 (]: Finished running node model.kanon_bench.records_release_other
+[0m10:00:02.000001 [debug] [Thread-1 (]: Began running node model.kanon_bench.records_release
+[0m10:00:02.100000 [debug] [Thread-1 (]: SQL status: OK in 0.010 seconds
+[0m10:00:02.200000 [debug] [Thread-1 (]: SQL status: OK in 0.010 seconds
+[0m10:00:02.300000 [debug] [Thread-1 (]: SQL status: OK in 0.010 seconds
+[0m10:00:02.400000 [debug] [Thread-1 (]: Finished running node model.kanon_bench.records_release
+[0m10:00:02.500000 [debug] [MainThread]: SQL status: OK in 0.010 seconds
+"""
+
+
+def test_statements_are_counted_for_the_last_run_of_the_model_only(tmp_path: Path) -> None:
+    log = tmp_path / "dbt.log"
+    log.write_text(LOG)
+    assert statements_of_last_run(log, "records_release") == 3
+    assert statements_of_last_run(log, "records_release_other") == 1
+
+
+def test_loss_metrics_are_kanons_own() -> None:
+    assert loss_list("height, discernibility") == ["height", "discernibility"]
+    for bad in ("", "entropy", "height,nue"):
+        with pytest.raises(argparse.ArgumentTypeError, match="non_uniform_entropy"):
+            loss_list(bad)
+
+
+def test_the_spark_report_judges_each_median_against_its_target() -> None:
+    fast = Timed(Case("release_thin", "counts of 20,000 events", 20), [25.0, 19.0, 18.0], 87)
+    slow = Timed(Case("table_release", "a 6 x 4 table with totals", 45), [44.0, 46.0, 50.0], 524)
+    text = markdown([fast, slow], SparkSettings(cores=2, memory="2g"), "python -m kanon_tools bench-spark")
+    rows = [line for line in text.splitlines() if line.startswith("| counts") or line.startswith("| a 6")]
+    assert rows == ["| counts of 20,000 events | release_thin | 19.0 (18.0-25.0) | 87 | 20 | yes |",
+                    "| a 6 x 4 table with totals | table_release | 46.0 (44.0-50.0) | 524 | 45 | no |"]
+    assert "local[2], driver memory 2g" in text
