@@ -1,9 +1,10 @@
 {#-
   The lattice search of kanon.release_records, run by the macro when the model compiles: the
   warehouse does the counting, the macro only steers. Three scratch tables (_scratch_table: private
-  to the session, or on Spark to the audit schema; dropped at the end): the level-0 class table (one scan of the relation), the lattice
-  (one row per node: a level per quasi-identifier, and a lower bound on its loss), and the
-  evaluated nodes. A node is evaluated on the class table, never on the raw rows; monotonicity
+  to the session, or on Spark to the audit schema; dropped at the end): the level-0 class table
+  (one scan of the relation, then copied once with its label codes packed into words,
+  _records_pack_classes), the lattice (one row per node: a level per quasi-identifier, a lower
+  bound on its loss and a mask per word), and the evaluated nodes. A node is evaluated on the class table, never on the raw rows; monotonicity
   settles the rest: a node that satisfies the model makes every more general node satisfy it, and
   one that fails makes every less general one fail (a class of a more general node is a union of
   classes, so it is at least as large and as diverse; records suppressed there were suppressed
@@ -321,29 +322,32 @@
 {% endmacro %}
 
 {#- After a classifying batch: each evaluated node's state, then what monotonicity tells of the
-    nodes above those that pass and below those that fail. The batch's own nodes and those below
-    its failing ones are one statement (a statement costs more than its rows on most warehouses),
-    which first narrows the lattice to the nodes it may change: Postgres joins every row it keeps
-    with the batch in a nested loop. -#}
+    nodes above those that pass and below those that fail. -#}
 {% macro _records_propagate(plan, search, batch) %}
   {%- set t = search.tables -%}
-  {%- set evaluated = 'select _k_node from ' ~ t.evals ~ ' where _k_batch = ' ~ batch -%}
-  {%- do kanon._scratch_update(t.lattice, {
-        '_k_evaluated': 'case when _k_node in (' ~ evaluated ~ ') then 1 else _k_evaluated end',
-        '_k_state': 'case when _k_node in (' ~ evaluated ~ " and _k_passes = 1) then 'pass' else 'fail' end"},
-      '_k_evaluated = 0 and (_k_state is null or _k_node in (' ~ evaluated ~ ')) and exists (select 1 from ' ~ t.evals ~ ' as _k_e where _k_e._k_batch = ' ~ batch ~ ' and (_k_e._k_node = ' ~ t.lattice ~ '._k_node or ('
-      ~ t.lattice ~ '._k_state is null and _k_e._k_fails_below = 1 and ' ~ kanon._records_at_least(plan, '_k_e', t.lattice) ~ ')))') -%}
+  {%- do kanon._records_mark_evaluated(t, batch, plan) -%}
   {%- if search.monotone -%}
     {%- do kanon._scratch_update(t.lattice, {'_k_state': "'pass'"}, '_k_state is null and exists (select 1 from ' ~ t.evals
         ~ ' as _k_e where _k_e._k_batch = ' ~ batch ~ ' and _k_e._k_passes = 1 and ' ~ kanon._records_at_least(plan, t.lattice, '_k_e') ~ ')') -%}
   {%- endif -%}
 {% endmacro %}
 
-{#- The nodes of a batch marked evaluated, with their state. -#}
-{% macro _records_mark_evaluated(t, batch) %}
+{#- The nodes of a batch marked evaluated, with their state; with `plan` (a classifying batch), in
+    the same statement, every unsettled node below one of its failing nodes marked failing (a
+    statement costs more than its rows on most warehouses). The condition first narrows the lattice
+    to the nodes it may change: Postgres joins every row it keeps with the batch in a nested loop.
+    A batch's nodes are never evaluated before it. -#}
+{% macro _records_mark_evaluated(t, batch, plan=none) %}
   {%- set evaluated = 'select _k_node from ' ~ t.evals ~ ' where _k_batch = ' ~ batch -%}
-  {%- do kanon._scratch_update(t.lattice, {'_k_evaluated': '1', '_k_state': 'case when _k_node in (' ~ evaluated
-      ~ " and _k_passes = 1) then 'pass' else 'fail' end"}, '_k_node in (' ~ evaluated ~ ')') -%}
+  {%- set where = '_k_node in (' ~ evaluated ~ ')' -%}
+  {%- if plan is not none -%}
+    {%- set where = '_k_evaluated = 0 and (_k_state is null or ' ~ where ~ ') and exists (select 1 from ' ~ t.evals
+        ~ ' as _k_e where _k_e._k_batch = ' ~ batch ~ ' and (_k_e._k_node = ' ~ t.lattice ~ '._k_node or (' ~ t.lattice
+        ~ '._k_state is null and _k_e._k_fails_below = 1 and ' ~ kanon._records_at_least(plan, '_k_e', t.lattice) ~ ')))' -%}
+  {%- endif -%}
+  {%- do kanon._scratch_update(t.lattice, {
+        '_k_evaluated': 'case when _k_node in (' ~ evaluated ~ ') then 1 else _k_evaluated end',
+        '_k_state': 'case when _k_node in (' ~ evaluated ~ " and _k_passes = 1) then 'pass' else 'fail' end"}, where) -%}
 {% endmacro %}
 
 {#- `with _k_batch, _k_at (the class table at each node of batch_sql: its labels there, loss and
@@ -414,7 +418,7 @@ _k_at as (
     {%- set bits = (((row[ns.at] or 1) | int) - 1).bit_length() -%}
     {%- set ns.at = ns.at + 1 -%}
     {%- if bits > 0 -%}
-      {%- if not words or (ns.offset + bits > word_bits and words[-1]) -%}
+      {%- if not words or ns.offset + bits > word_bits -%}
         {%- do words.append([]) -%}
         {%- set ns.offset = 0 -%}
       {%- endif -%}

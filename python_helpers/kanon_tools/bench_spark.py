@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import sys
 from collections.abc import Sequence
@@ -32,7 +33,16 @@ from pathlib import Path
 from typing import Any
 
 from kanon_tools import generate
-from kanon_tools.bench import ROOT, SPARK_SCHEMA, SparkSettings, machine, project_vars, spark_from_duckdb, write_project
+from kanon_tools.bench import (
+    ROOT,
+    SPARK_SCHEMA,
+    SparkSettings,
+    machine,
+    memory_size,
+    project_vars,
+    spark_from_duckdb,
+    write_project,
+)
 from kanon_tools.bench_records import load_frames, statements_of_last_run, write_records
 from kanon_tools.bench_table import SHAPES
 from kanon_tools.cli_types import positive_count
@@ -106,6 +116,7 @@ def run(args: argparse.Namespace) -> int:
         timed.append(Timed(case, seconds, statements_of_last_run(log / "dbt.log", case.model)))
         if not args.quiet:
             print(f"[spark] {case.model}: {', '.join(f'{s:.1f}' for s in seconds)} s", flush=True)
+    shutil.rmtree(warehouse.directory)  # its metastore, tables and Parquet inputs, as `bench` does
     text = markdown(timed, settings, "python -m kanon_tools bench-spark " + " ".join(sys.argv[2:]))
     Path(args.out).write_text(text)
     print(text)
@@ -136,7 +147,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--columns", type=positive_count, default=4, help="topics of the table with totals")
     parser.add_argument("--repeats", type=positive_count, default=3, help="dbt runs per release (default 3)")
     parser.add_argument("--cores", type=positive_count, default=2, help="Spark's local[N] (default 2)")
-    parser.add_argument("--memory", default="2g", help="the driver's memory, all of Spark's in local mode")
+    parser.add_argument("--memory", type=memory_size, default="2g",
+                        help="the driver's memory, all of Spark's in local mode (default 2g)")
     parser.add_argument("--workdir", default="target/bench_spark")
     parser.add_argument("--out", default="target/bench_spark.md")
     parser.add_argument("--quiet", action="store_true")
