@@ -1,7 +1,7 @@
 """The benchmarks' own bookkeeping, without a warehouse: the statements counted from dbt's log,
-the loss metrics `bench-records` accepts, and `bench-spark`'s verdicts against its targets. (The
-Spark benchmark itself starts a JVM per dbt run: `make bench` runs it, the suite does not; the
-Spark module runs the same three kinds on Spark.)"""
+the loss metrics `bench-records` accepts, the releases `bench-spark` runs and its verdicts against
+its targets. (The Spark benchmark itself starts a JVM per dbt run: `make bench` runs it, the suite
+does not; the Spark module runs the same three kinds on Spark.)"""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from kanon_tools.bench import SparkSettings
 from kanon_tools.bench_records import loss_list, statements_of_last_run
-from kanon_tools.bench_spark import Case, Timed, markdown
+from kanon_tools.bench_spark import RELEASE_MODELS, Case, Timed, markdown, release_models
 
 LOG = """\
 [0m10:00:00.000001 [debug] [Thread-1 (]: Began running node model.kanon_bench.records_release
@@ -52,3 +52,11 @@ def test_the_spark_report_judges_each_median_against_its_target() -> None:
     assert rows == ["| counts of 20,000 events | release_thin | 19.0 (18.0-25.0) | 87 | 20 | yes |",
                     "| a 6 x 4 table with totals | table_release | 46.0 (44.0-50.0) | 524 | 45 | no |"]
     assert "local[2], driver memory 2g" in text
+
+
+def test_the_spark_benchmark_runs_the_releases_asked_for() -> None:
+    assert release_models("records_release, release_thin") == ("records_release", "release_thin")
+    assert set(RELEASE_MODELS) == {"release_thin", "records_release", "table_release"}
+    for bad in ("", "records", "records_release,tables"):
+        with pytest.raises(argparse.ArgumentTypeError, match="table_release"):
+            release_models(bad)

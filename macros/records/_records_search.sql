@@ -43,7 +43,8 @@
   {%- set settings = kanon._records_search_settings() -%}
   {%- if settings -%}{%- do run_query(settings) -%}{%- endif -%}
   {%- do kanon._records_drop_temporary(t) -%}
-  {%- do kanon._scratch_create(t.classes, kanon._records_class_table_sql(plan)) -%}
+  {#- in stages on Spark: as one statement there, every label table's CTE scanned the relation again -#}
+  {%- do kanon._scratch_create(t.classes, kanon._records_class_table_sql(plan), in_stages=true) -%}
   {%- set word_bits = var('kanon_records_word_bits', 62) -%}
   {%- do kanon._check_whole_number(word_bits, 'the var kanon_records_word_bits', kanon._who('kanon.release_records'), minimum=1, maximum=62) -%}
   {%- set words = kanon._records_pack_classes(plan, t, word_bits) -%}

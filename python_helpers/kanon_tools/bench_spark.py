@@ -69,6 +69,18 @@ class Timed:
         return statistics.median(self.seconds)
 
 
+RELEASE_MODELS = ("release_thin", "records_release", "table_release")
+
+
+def release_models(text: str) -> tuple[str, ...]:
+    """--releases: some of RELEASE_MODELS, comma-separated."""
+    chosen = tuple(name.strip() for name in text.split(",") if name.strip())
+    unknown = [name for name in chosen if name not in RELEASE_MODELS]
+    if not chosen or unknown:
+        raise argparse.ArgumentTypeError(f"expected some of {', '.join(RELEASE_MODELS)}, got {text!r}")
+    return chosen
+
+
 def write_inputs(scratch: Path, events: int, people: int, rows: int, columns: int) -> dict[str, str]:
     """The three releases' inputs in the scratch DuckDB file's main schema; the bench project's vars
     naming them as Spark will (SPARK_SCHEMA.<table>)."""
@@ -106,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
              Case("records_release", f"records of {args.people:,} people", 30),
              Case("table_release", f"a {args.rows} x {args.columns} table with totals", 45))
     timed = []
-    for case in cases:
+    for case in (case for case in cases if case.model in args.releases):
         seconds = []
         for _ in range(args.repeats):
             result = runner.run("run", "--select", case.model, "--vars", json.dumps(variables))
@@ -118,6 +130,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"[spark] {case.model}: {', '.join(f'{s:.1f}' for s in seconds)} s", flush=True)
     shutil.rmtree(warehouse.directory)  # its metastore, tables and Parquet inputs, as `bench` does
     text = markdown(timed, settings, "python -m kanon_tools bench-spark " + " ".join(sys.argv[2:]))
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(text)
     print(text)
     return 0
@@ -149,6 +162,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--cores", type=positive_count, default=2, help="Spark's local[N] (default 2)")
     parser.add_argument("--memory", type=memory_size, default="2g",
                         help="the driver's memory, all of Spark's in local mode (default 2g)")
+    parser.add_argument("--releases", type=release_models, default=RELEASE_MODELS,
+                        help="which releases, comma-separated (default all: " + ",".join(RELEASE_MODELS) + ")")
     parser.add_argument("--workdir", default="target/bench_spark")
     parser.add_argument("--out", default="target/bench_spark.md")
     parser.add_argument("--quiet", action="store_true")
