@@ -227,7 +227,7 @@ def test_the_command_line_takes_several_reports(monkeypatch: pytest.MonkeyPatch,
         read.append(macro_args["report"])
         return published[macro_args["report"]]
 
-    monkeypatch.setattr(attack_report, "_operation", operation)
+    monkeypatch.setattr(attack_report, "cli_operation", operation)
     assert attack_report.run_attack(parser.parse_args(["attack", "--report", "A", "--report", "B"])) == 1
     out, err = capsys.readouterr()
     assert out.splitlines() == [

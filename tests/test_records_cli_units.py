@@ -1,6 +1,7 @@
 """`kanon-records`' parts that need no dbt (issue 14): the configuration's checks, the prefix
-hierarchy, the recount of a finished file, the proposal inspect makes, and the receipts' text in
-both languages, scanned for the values they must not hold."""
+hierarchy, the recount of a finished file, the proposal inspect makes, the receipts' text in
+both languages, scanned for the values they must not hold, and where the engine finds kanon's
+dbt package."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from typing import Any
 import pytest
 from kanon_tools.dbt_runner import DbtRunner
 from kanon_tools.receipt import records_receipt, render_text
-from kanon_tools.records import cli, hints, report
+from kanon_tools.records import cli, engine, hints, report
 from kanon_tools.records.config import ConfigError, check_header, parse_config, prefix_rows
 from kanon_tools.records.files import Table
 
@@ -370,3 +371,27 @@ def test_finding_lines_name_columns_and_counts(lang: str) -> None:
         assert lines[0].startswith("note: 2 value(s) hold a phone number (9 checked, 1 empty)")
         assert "in the released file" in lines[0] and "not in the released file" in lines[1]
         assert lines[2].startswith("branch nearly determines zip (0 of 40 rows off, 8 values)")
+
+
+def test_the_engine_links_the_installed_copy_of_kanon_first_then_the_checkout(tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    shipped, checkout = tmp_path / "site-packages" / "dbt_package", tmp_path / "checkout"
+    monkeypatch.setattr(engine, "SHIPPED_PACKAGE", shipped)
+    monkeypatch.setattr(engine, "CHECKOUT", checkout)
+    with pytest.raises(engine.EngineError, match=r"kanon's dbt package is missing.*pip install \./python_helpers"):
+        engine.kanon_package()
+    for folder in (checkout, shipped):
+        (folder / "macros").mkdir(parents=True)
+        (folder / "dbt_project.yml").write_text("name: kanon\n")
+    assert engine.kanon_package() == shipped
+    (shipped / "dbt_project.yml").unlink()  # a copy without its project file is no package
+    assert engine.kanon_package() == checkout
+
+
+def test_an_installation_without_kanons_package_ends_in_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(engine, "SHIPPED_PACKAGE", tmp_path / "nothing")
+    monkeypatch.setattr(engine, "CHECKOUT", tmp_path / "nothing either")
+    code = cli.main(["plan", str(EXAMPLE / "people.csv"), "-c", str(EXAMPLE / "config.json")])
+    err = capsys.readouterr().err
+    assert code == 1 and err.count("\n") == 1 and "kanon's dbt package is missing" in err, err

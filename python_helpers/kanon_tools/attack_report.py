@@ -59,7 +59,7 @@ from kanon_tools.attack import (
     Status,
 )
 from kanon_tools.attack import audit as lp_audit
-from kanon_tools.audit import _operation, add_dbt_options
+from kanon_tools.audit import add_dbt_options, cli_operation
 from kanon_tools.cli_types import finite_number
 
 COMMAND = "attack"
@@ -481,7 +481,7 @@ def _run_linked(args: argparse.Namespace, names: Sequence[str], emitted: Sequenc
 
 def run_attack(args: argparse.Namespace) -> int:
     names = list(dict.fromkeys(args.report))  # a report named twice is read once
-    emitted = [_operation(args, COMMAND, MACRO, {"report": name}) for name in names]
+    emitted = [cli_operation(args, COMMAND, MACRO, {"report": name}) for name in names]
     if len(names) == 1:
         return _run_one(args, names[0], emitted[0])
     return _run_linked(args, names, emitted)

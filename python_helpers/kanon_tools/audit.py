@@ -52,9 +52,9 @@ def _one_line(exc: BaseException) -> str:
 
 
 @contextmanager
-def _reading(kind: str, command: str) -> Iterator[Any]:
+def read_only_connection(kind: str, command: str) -> Iterator[Any]:
     """A read-only driver connection; any failure to open or read it ends the command in one line.
-    (The demo's; audit and audit-log read through dbt, see _operation.)"""
+    (The demo's; audit and audit-log read through dbt, see cli_operation.)"""
     prefix = f"kanon {command}"
     errors = database_errors(kind)
     try:
@@ -97,7 +97,7 @@ def cli_runner(args: argparse.Namespace, command: str) -> Iterator[DbtRunner]:
                         parse_cache=cache_dir() / "parses")
 
 
-def _operation(args: argparse.Namespace, command: str, macro: str, macro_args: Mapping[str, Any]) -> Any:
+def cli_operation(args: argparse.Namespace, command: str, macro: str, macro_args: Mapping[str, Any]) -> Any:
     """Run a kanon cli_ macro in the project; any failure ends the command in one line."""
     with cli_runner(args, command) as runner:
         try:
@@ -110,7 +110,7 @@ def run_audit(args: argparse.Namespace) -> int:
     macro_args: dict[str, Any] = {"report": args.report, "min_cell": args.min_cell}
     if args.count_column:
         macro_args["count_column"] = args.count_column
-    scan = _operation(args, "audit", "kanon.cli_scan_release", macro_args)
+    scan = cli_operation(args, "audit", "kanon.cli_scan_release", macro_args)
     relation, column, total = scan["relation"], scan["count_column"], scan["rows"]
     below, smallest = int(scan["below"]), scan["smallest"]
     print(f"{relation}: {total} rows, smallest {column} = {smallest}, {below} row(s) below {args.min_cell} or NULL")
@@ -171,7 +171,7 @@ def _release(row: Mapping[str, Any]) -> Release:
 
 def run_audit_log(args: argparse.Namespace) -> int:
     # The whole history, not --last: a jump is judged against the release before it, however old.
-    log = _operation(args, "audit-log", "kanon.cli_audit_log", {})
+    log = cli_operation(args, "audit-log", "kanon.cli_audit_log", {})
     history = [_release(row) for row in log["releases"]]
     print(f"{'report':<40} {'released_at':<20} {'status':<9} {'k':>3} {'cells':>7} {'suppr.':>7} {'rate':>7}  policy")
     for rel in history[-args.last:]:

@@ -12,7 +12,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from kanon_tools.audit import _reading, cli_runner
+from kanon_tools.audit import cli_runner, read_only_connection
 from kanon_tools.cli_types import positive_count
 from kanon_tools.warehouse import TARGETS, fetch
 
@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
         "{{ kanon.audit_cell_fates('" + MART + "', \"select 'RIVERSIDE' as branch, '13-17' as age_band,"
         " 'Coping With a Parent''s Incarceration' as title\") }}",
     ])
-    with _reading(args.target, "demo") as conn:
+    with read_only_connection(args.target, "demo") as conn:
         columns, rows = fetch(conn, mart_rows)
         (size, smallest, mart), = fetch(conn, mart_size)[1]
         print(f"\nReleased: {mart} (every row describes at least k=5 distinct patrons)\n")

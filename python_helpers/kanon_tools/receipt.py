@@ -30,7 +30,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from kanon_tools.audit import _operation, add_dbt_options
+from kanon_tools.audit import add_dbt_options, cli_operation
 
 COMMAND = "receipt"
 MACRO = "kanon.cli_release_receipt"
@@ -392,7 +392,7 @@ def run_receipt(args: argparse.Namespace) -> int:
     macro_args: dict[str, Any] = {"report": args.report}
     if args.invocation:
         macro_args["invocation_id"] = args.invocation
-    out = receipt(_operation(args, COMMAND, MACRO, macro_args))
+    out = receipt(cli_operation(args, COMMAND, MACRO, macro_args))
     text = json.dumps(out, indent=2) + "\n" if args.format == "json" else render_text(out)
     if args.out is None:
         sys.stdout.write(text)

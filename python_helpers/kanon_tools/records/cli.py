@@ -127,11 +127,16 @@ def _packs(args: argparse.Namespace) -> tuple[hints.Pack, ...]:
 
 
 def _workspace(args: argparse.Namespace, key_hex: str | None = None) -> tuple[Workspace, Any]:
-    """The working folder: --work-dir (kept) or a temporary one (removed when the command ends)."""
-    if args.work_dir:
-        return Workspace.create(Path(args.work_dir), key_hex=key_hex), None
-    holder = tempfile.TemporaryDirectory(prefix="kanon-records-")
-    return Workspace.create(Path(holder.name), key_hex=key_hex), holder
+    """The working folder: --work-dir (kept) or a temporary one (removed when the command ends).
+    An installation without kanon's dbt package ends the command in one line (exit 1)."""
+    holder = None if args.work_dir else tempfile.TemporaryDirectory(prefix="kanon-records-")
+    folder = Path(args.work_dir) if holder is None else Path(holder.name)
+    try:
+        return Workspace.create(folder, key_hex=key_hex), holder
+    except EngineError as error:
+        if holder is not None:
+            holder.cleanup()
+        raise Stop(IO_ERROR, str(error)) from None
 
 
 def _load(ws: Workspace, table: Table, config: Config | None) -> None:

@@ -33,8 +33,10 @@ from kanon_tools.records.loading import load_table
 from kanon_tools.warehouse import quote_ident
 
 PROJECT = Path(__file__).parent / "project"
-# the checkout holding kanon (dbt_project.yml at its top), linked as the project's package
-KANON_ROOT = Path(__file__).resolve().parents[3]
+# kanon's dbt package, linked as the project's: the copy an installed wheel carries (setup.py),
+# else the checkout holding this file (an editable install)
+SHIPPED_PACKAGE = Path(__file__).resolve().parents[1] / "dbt_package"
+CHECKOUT = Path(__file__).resolve().parents[3]
 INPUT = "records_input"
 MODEL = "records_release"
 SCHEMA = "main"
@@ -53,6 +55,16 @@ class Outcome:
     released: bool
     release: Mapping[str, Any]
     plan: Mapping[str, Any]
+
+
+def kanon_package() -> Path:
+    """The folder holding kanon's dbt package (its dbt_project.yml): the installed copy, else the
+    checkout. EngineError when neither is there (a wheel built without it)."""
+    for folder in (SHIPPED_PACKAGE, CHECKOUT):
+        if (folder / "dbt_project.yml").is_file() and (folder / "macros").is_dir():
+            return folder
+    raise EngineError(f"kanon's dbt package is missing: neither {SHIPPED_PACKAGE} nor {CHECKOUT} holds its "
+                      "dbt_project.yml; install kanon-tools from a kanon checkout (pip install ./python_helpers)")
 
 
 def hierarchy_table(index: int) -> str:
@@ -77,7 +89,7 @@ class Workspace:
         shutil.copytree(PROJECT, project, ignore=shutil.ignore_patterns("target", "logs", "dbt_packages"))
         # What `dbt deps` does for a local package, without its start-up (seconds on every command).
         (project / "dbt_packages").mkdir()
-        (project / "dbt_packages" / "kanon").symlink_to(KANON_ROOT, target_is_directory=True)
+        (project / "dbt_packages" / "kanon").symlink_to(kanon_package(), target_is_directory=True)
         env = {name: value for name, value in os.environ.items() if not name.startswith(("DBT_", "KANON_"))}
         # relative to the project, where dbt runs: the same profile for every working folder, so
         # that dbt takes the project as parsed by an earlier command (kept in the cache folder)
