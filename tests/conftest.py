@@ -61,7 +61,7 @@ os.environ.setdefault("KANON_CACHE_DIR", str(Path(tempfile.gettempdir()) / f"kan
 SECONDS_PER_FILE = {
     "test_spark.py": 340, "test_table.py": 233, "test_audit.py": 101, "test_bench.py": 99,
     "test_release_hardening.py": 81, "test_records.py": 59, "test_records_adult.py": 57,
-    "test_release.py": 42, "test_cli.py": 40, "test_records_inspect.py": 38, "test_records_cli.py": 37,
+    "test_release.py": 42, "test_cli.py": 40, "test_records_inspect.py": 38, "test_records_cli.py": 22,
     "test_dbt_runner.py": 33, "test_release_over_time.py": 33, "test_release_guards.py": 32,
     "test_host_settings.py": 30, "test_records_pseudonym.py": 28, "test_records_receipt.py": 27,
     "test_release_property.py": 26, "test_records_cli_checks.py": 24, "test_hierarchy_tests.py": 21,

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import unicodedata
 from dataclasses import dataclass
@@ -41,17 +40,12 @@ class Command:
     stderr: str
 
 
-def records(*args: str | Path, cwd: Path, process: bool = False) -> Command:
-    """`kanon-records <args>` in `cwd`, without a pseudonym key in its environment. process=True:
-    the installed script, as a user runs it (the CSV round trip runs each command so); otherwise
-    its main() here, dbt included (conftest.main_in_process), which spares a Python start and
-    dbt's imports a call."""
+def records(*args: str | Path, cwd: Path) -> Command:
+    """`kanon-records <args>` in `cwd`, without a pseudonym key in its environment: its main() here,
+    dbt included (conftest.main_in_process), which spares a Python start and dbt's imports a call."""
     argv = [str(a) for a in args]
     env = {k: v for k, v in os.environ.items() if k != "KANON_PSEUDONYM_KEY"}
-    if process:
-        done = subprocess.run([str(SCRIPT), *argv], cwd=cwd, capture_output=True, text=True, timeout=600, env=env)
-    else:
-        done = main_in_process(cli.main, [str(SCRIPT)], argv, env, cwd)
+    done = main_in_process(cli.main, [str(SCRIPT)], argv, env, cwd)
     return Command(done.returncode, done.stdout, done.stderr)
 
 
@@ -73,8 +67,9 @@ class Japanese:
 
 @pytest.fixture(scope="module")
 def round_trips(tmp_path_factory: pytest.TempPathFactory) -> dict[str, RoundTrip]:
-    """inspect -> plan -> run in each format (plan as JSON; its text is the Japanese fixture's): the
-    CSV one through the installed script, each command a process, as a user runs it."""
+    """inspect -> plan -> run in each format (plan as JSON; its text is the Japanese fixture's), each
+    command's main() in this process (tests/test_install.py runs the installed script as a process,
+    from a fresh virtualenv, as a user runs it)."""
     people = read_table(EXAMPLE / "people.csv")
     config = EXAMPLE / "config.json"
     out = {}
@@ -82,13 +77,12 @@ def round_trips(tmp_path_factory: pytest.TempPathFactory) -> dict[str, RoundTrip
         folder = tmp_path_factory.mktemp(f"records_{fmt}")
         source = folder / f"people.{fmt}"
         source.write_bytes(render_table(people, fmt, seed=b"input order"))
-        process = fmt == "csv"
-        inspect = records("inspect", source, "--config-out", folder / "proposed.json", cwd=folder, process=process)
+        inspect = records("inspect", source, "--config-out", folder / "proposed.json", cwd=folder)
         proposed = json.loads((folder / "proposed.json").read_text(encoding="utf-8")) if inspect.code == 0 else {}
-        plan = records("plan", source, "-c", config, "--format", "json", cwd=folder, process=process)
+        plan = records("plan", source, "-c", config, "--format", "json", cwd=folder)
         assert plan.code == 0, plan.stderr
         run = records("run", source, "-c", config, "-o", folder / f"safe.{fmt}", "--report-json",
-                      folder / "receipt.json", "--report-text", folder / "receipt.txt", cwd=folder, process=process)
+                      folder / "receipt.json", "--report-text", folder / "receipt.txt", cwd=folder)
         out[fmt] = RoundTrip(folder, source, inspect, proposed, json.loads(plan.stdout), run)
     return out
 
