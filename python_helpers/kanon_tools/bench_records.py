@@ -39,7 +39,7 @@ import pandas as pd
 
 from kanon_tools import adult as adult_data
 from kanon_tools.bench import ROOT, K, label, machine, project_vars, write_project
-from kanon_tools.cli_types import count_list, positive_count
+from kanon_tools.cli_types import choice_list, count_list, positive_count
 from kanon_tools.dbt_runner import DbtRunner
 from kanon_tools.warehouse import postgres_params
 
@@ -284,15 +284,8 @@ def _anjana_version() -> str:
 
 
 LOSSES = ("non_uniform_entropy", "discernibility", "height")
-
-
-def loss_list(text: str) -> list[str]:
-    """`--losses`: loss metrics, comma-separated, each one kanon searches by."""
-    losses = [part.strip() for part in text.split(",") if part.strip()]
-    unknown = [loss for loss in losses if loss not in LOSSES]
-    if not losses or unknown:
-        raise argparse.ArgumentTypeError(f"must be one or more of {', '.join(LOSSES)}, got {text!r}")
-    return losses
+# `--losses`: loss metrics, comma-separated, each one kanon searches by
+loss_list = choice_list(LOSSES)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -45,7 +45,7 @@ from kanon_tools.bench import (
 )
 from kanon_tools.bench_records import load_frames, statements_of_last_run, write_records
 from kanon_tools.bench_table import SHAPES
-from kanon_tools.cli_types import positive_count
+from kanon_tools.cli_types import choice_list, positive_count
 from kanon_tools.dbt_runner import DbtRunner
 
 
@@ -70,15 +70,8 @@ class Timed:
 
 
 RELEASE_MODELS = ("release_thin", "records_release", "table_release")
-
-
-def release_models(text: str) -> tuple[str, ...]:
-    """--releases: some of RELEASE_MODELS, comma-separated."""
-    chosen = tuple(name.strip() for name in text.split(",") if name.strip())
-    unknown = [name for name in chosen if name not in RELEASE_MODELS]
-    if not chosen or unknown:
-        raise argparse.ArgumentTypeError(f"expected some of {', '.join(RELEASE_MODELS)}, got {text!r}")
-    return chosen
+# `--releases`: some of RELEASE_MODELS, comma-separated
+release_models = choice_list(RELEASE_MODELS)
 
 
 def write_inputs(scratch: Path, events: int, people: int, rows: int, columns: int) -> dict[str, str]:
@@ -162,7 +155,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--cores", type=positive_count, default=2, help="Spark's local[N] (default 2)")
     parser.add_argument("--memory", type=memory_size, default="2g",
                         help="the driver's memory, all of Spark's in local mode (default 2g)")
-    parser.add_argument("--releases", type=release_models, default=RELEASE_MODELS,
+    parser.add_argument("--releases", type=release_models, default=list(RELEASE_MODELS),
                         help="which releases, comma-separated (default all: " + ",".join(RELEASE_MODELS) + ")")
     parser.add_argument("--workdir", default="target/bench_spark")
     parser.add_argument("--out", default="target/bench_spark.md")

@@ -113,5 +113,17 @@ def count_list(minimum: int = 1, hint: str = "", what: str = "counts") -> Callab
     return parse
 
 
+def choice_list(choices: tuple[str, ...]) -> Callable[[str], list[str]]:
+    """An argparse type: one or more of `choices`, comma-separated, in the order given."""
+
+    def parse(text: str) -> list[str]:
+        chosen = [part.strip() for part in text.split(",") if part.strip()]
+        if not chosen or any(part not in choices for part in chosen):
+            raise argparse.ArgumentTypeError(f"must be one or more of {', '.join(choices)}, got {text!r}")
+        return chosen
+
+    return parse
+
+
 min_cell = whole_number(2, hint=" (like k)")
 positive_count = whole_number(1)
