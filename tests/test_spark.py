@@ -112,10 +112,12 @@ having count(distinct pid) >= {{{{ var('min_people', 2) }}}}
     dimensions=['branch', 'title'], hierarchies={'title': source('raw', 'title_hierarchy')},
     k=var('gate_k', 2)) }}
 """,
-    # a record release: bins, a hierarchy, suppression, l-diversity, a budget
+    # a record release: bins, a hierarchy, suppression, l-diversity, a budget; a shuffle seed with
+    # a backslash and quotes, which its release plan records as JSON (a backslash of its own)
     "records_release.sql": """
 {{ config(materialized='k_anonymous', k=2, max_suppression=0.2) }}
-{{ kanon.release_records(source('raw', 'people'), l=2, privacy_unit='pid', columns={
+{{ kanon.release_records(source('raw', 'people'), l=2, privacy_unit='pid',
+    shuffle_seed='C:\\\\seed "O\\'Brien"', columns={
     'pid': 'drop',
     'age': {'role': 'quasi_identifier', 'bins': [[20, 30, 40, 50], [20, 40]]},
     'zip': {'role': 'quasi_identifier', 'hierarchy': source('raw', 'zip_hierarchy')},
@@ -332,6 +334,8 @@ GROUPS = ("select decision, ladder_step, labels, people from {audit}.kanon_audit
 SUMMARY = ("select report, status, cells_in, cells_passed, cells_generalized, cells_suppressed, rows_released, "
            "people_suppressed, people_in, failed_check from {audit}.kanon_audit_releases "
            "where invocation_id = '{invocation}' and report in ({models})")
+RELEASE_PLAN = ("select release_plan from {audit}.kanon_audit_releases where invocation_id = '{invocation}' "
+                "and report = '{model}' and status = 'RELEASED'")
 # every model's first release, in one dbt invocation: the pseudonym model fails, the rest publish
 FIRST = ("gate_release", "counts_table", "counts_gate", "records_release", "table_release", "records_pseudonym")
 # released again right after, in the same process
@@ -371,6 +375,7 @@ def first_run(spark: dict[str, Any], duckdb_twin: dict[str, Any]) -> dict[str, A
         "searches_summary": SUMMARY.format(audit=audit, invocation=released.invocation_id, models=_names(*searches)),
         "searches_groups": GROUPS.format(audit=audit, invocation=released.invocation_id, models=_ids(*searches)),
         "scratch_left": f"show tables in {audit} like '_kanon_*'",
+        "records_plan": RELEASE_PLAN.format(audit=audit, invocation=released.invocation_id, model="records_release"),
         "counts_gate_view": f"show create table {schema}.counts_gate",
     }
     answers = _sql(spark["dir"], *reads.values())
@@ -480,6 +485,15 @@ def test_a_record_release_and_a_table_with_totals_match_duckdb_and_leave_no_scra
                                                      models=_ids(*searches)))
     assert _same_rows(groups, twin_groups)
     assert first_run["scratch_left"] == []  # the searches' scratch tables are gone with the releases' stages
+    # the release plan reads back as DuckDB's, its seed's backslash and quotes and all (Spark's
+    # string literals take backslash escapes: the plan is quoted for the warehouse that reads it)
+    [[spark_plan]] = first_run["records_plan"]
+    [[twin_plan]] = _duckdb(duckdb_twin, RELEASE_PLAN.format(audit="kt_twin_kanon_audit", invocation=twin,
+                                                             model="records_release"))
+    timings = ("search_seconds", "scan_seconds")
+    assert json.loads(spark_plan)["shuffle_seed"] == 'C:\\seed "O\'Brien"'
+    assert {key: value for key, value in json.loads(spark_plan).items() if key not in timings} == \
+        {key: value for key, value in json.loads(twin_plan).items() if key not in timings}
 
     # what was published: every class of records (age, zip, sex) at least 2 records and 2
     # diagnoses; the table's thin cells hidden, and more cells with them

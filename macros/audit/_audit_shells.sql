@@ -101,3 +101,12 @@ where 1 = 0
   {%- endif -%}
   {{ return(api.Relation.create(database=node.database, schema=node.schema, identifier=node.alias, type='table')) }}
 {% endmacro %}
+
+{#- Every audit relation with which shell it is: [(relation, which)]. -#}
+{% macro _audit_relations() %}
+  {%- set relations = [] -%}
+  {%- for name, which in kanon._audit_tables() -%}
+    {%- do relations.append((kanon._audit_relation(name), which)) -%}
+  {%- endfor -%}
+  {{ return(relations) }}
+{% endmacro %}

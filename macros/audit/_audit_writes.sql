@@ -138,7 +138,7 @@
 {#- `<alias>` is the report's previous release: its last RELEASED row on the trail (by
     released_at), this invocation's excluded. The condition of a where clause over
     `audit_releases as <alias>`; read by the gate (input and key against the previous release)
-    and by a count release's comparison (_release_difference_ctes). -#}
+    and by a count release's comparison (_counts_difference_ctes). -#}
 {%- macro _audit_is_previous_release(alias, audit_releases) -%}
   {{ kanon._audit_released_before(alias) }}
   and {{ alias }}.released_at = (

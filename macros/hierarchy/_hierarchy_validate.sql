@@ -5,7 +5,7 @@
   kanon._hierarchy_ambiguous_labels). A hierarchy breaking one would silently duplicate,
   mislabel or merge events, or publish a label that could mean two groups, so it stops the
   release. Every release kind calls it on each hierarchy it is given (counts in
-  _release_check_inputs, records in _records_generalizer, tables with totals in _table_plan).
+  _counts_check_inputs, records in _records_generalizer, tables with totals in _table_plan).
   `d` is a dimension of a release plan (name, hierarchy, level_columns); `who` names the macro
   called.
 -#}

@@ -6,7 +6,7 @@
 
     1. stages the model's SQL in a temporary table (make_temp_relation: private to this session,
        named so that it can be no relation of the user's; the model's sql_header applies). The
-       release kind, from the model's config at parse time (_release_kinds), says what it holds:
+       release kind, from the model's config at parse time (_release_kind), says what it holds:
        a release macro's long form (published rows, groups and facts, marked by _kanon_row), or
        a hand-written model's published rows themselves,
     2. reads the release's facts from the staging table in one query and runs the gate's named
@@ -61,19 +61,11 @@
   {%- set staging_relation = kanon._staging_relation(make_temp_relation(target_relation, '__kanon_staging')) -%}
   {%- set grant_config = config.get('grants') -%}
 
-  {%- set audit_tables = [] -%}
+  {%- set audit_tables = kanon._audit_relations() -%}
   {%- set audit = {} -%}
-  {%- for name, which in kanon._audit_tables() -%}
-    {%- do audit_tables.append((kanon._audit_relation(name), which)) -%}
-    {%- do audit.update({which: audit_tables[-1][0]}) -%}
-  {%- endfor -%}
-  {%- set release = {
-      'invocation_id': invocation_id,
-      'report': model.name,
-      'report_unique_id': model.unique_id,
-      'k': k,
-      'count_column': count_column,
-  } -%}
+  {%- for relation, which in audit_tables -%}{%- do audit.update({which: relation}) -%}{%- endfor -%}
+  {%- set release = {'invocation_id': invocation_id, 'report': model.name, 'report_unique_id': model.unique_id, 'k': k,
+      'count_column': count_column} -%}
 
   -- drop dbt's own intermediate and backup relations if a crashed run left them
   {{ drop_relation_if_exists(preexisting_intermediate_relation) }}
@@ -94,50 +86,35 @@
 
   {#- The release kind, from config at parse time (release macros set it); what was staged must match it. -#}
   {%- set staged = adapter.get_columns_in_relation(staging_relation) -%}
-  {%- set staged_columns = staged | map(attribute='name') | list -%}
-  {%- set kind = kanon._release_kind(config.get('kanon_release_kind') or 'hand_written', staged_columns) -%}
+  {%- set kind = kanon._release_kind(config.get('kanon_release_kind') or 'hand_written', staged | map(attribute='name') | list,
+      max_suppression) -%}
   {%- set long_form = kind.long_form -%}
-  {%- set published_names = [] -%}
-  {%- for name in staged_columns if not (name | lower).startswith('_kanon_') -%}
-    {%- do published_names.append(name) -%}
-  {%- endfor -%}
-  {%- set published_filter = ('where ' ~ kanon._long_form_is('release') if long_form else '')
-      ~ (' order by ' ~ kind.order_by if kind.order_by else '') -%}
+  {%- set published = kanon._release_published(kind, staged, staging_relation) -%}
   {#- a record release has no count column: its gate recounts the people of every class -#}
   {%- if not kind.count -%}
     {%- set count_column = none -%}
     {%- do release.update({'count_column': none}) -%}
   {%- endif -%}
-  {%- if max_suppression is not none and not kind.budget -%}
-    {{ exceptions.raise_compiler_error("kanon: " ~ model.unique_id ~ ": max_suppression needs a kanon.release_counts model (a release that says how many people it left out; "
-        ~ kind.called ~ " does not); remove it from the config") }}
-  {%- endif -%}
 
   -- 2. check: nothing below k is published, and the release is one the config accepts
-  {%- set facts = kanon._release_facts(staging_relation, staged, count_column, k, long_form, audit.releases) -%}
-  {%- do facts.update({'suppression_rate': kanon._release_suppression_rate(kind.name, facts)}) -%}
+  {%- set facts = kanon._release_facts(staging_relation, staged, count_column, k, kind, audit.releases) -%}
+  {%- do facts.update({'suppression_rate': kanon._release_suppression_rate(kind, facts)}) -%}
   {%- do release.update({'release_kind': kind.name, 'release_plan': facts.release_plan, 'input_rows': facts.input_rows,
       'policy_fingerprint': facts.policy_fingerprint if long_form
       else kanon._hand_written_policy_fingerprint(sql, k, count_column, max_suppression)}) -%}
-  {%- set failed = kanon._release_failed_check(kanon._release_checks(kind, facts, max_suppression, count_column, k, staging_relation)) -%}
+  {%- set failed = kanon._release_failed_check(kanon._release_checks({'kind': kind, 'facts': facts, 'staging': staging_relation,
+      'k': k, 'max_suppression': max_suppression, 'count_column': count_column})) -%}
   {%- if failed is not none -%}
-    {%- do kanon._drop_staging(staging_relation) -%}
-    {% call statement('kanon_refused') -%}
-      {{ kanon._audit_insert_refused(audit.releases, release, failed[0], failed[1]) }}
-    {%- endcall %}
-    {{ adapter.commit() }}
-    {{ exceptions.raise_compiler_error(
-        "kanon: refused to publish " ~ model.unique_id ~ " (check " ~ failed[0] ~ "): " ~ failed[1]
-        ~ ". Nothing was published; the previous release of " ~ target_relation ~ " is unchanged.") }}
+    {%- do kanon._refuse_release(staging_relation, audit.releases, release, failed, target_relation) -%}
   {%- endif -%}
-  {%- do kanon._warn_release_facts(facts, staging_relation, long_form) -%}
+  {%- do kanon._warn_release_facts(facts, staging_relation, kind) -%}
 
   -- 3. build the new release and the cell decisions of the audit
   {% call statement('main') -%}
     {{ get_create_table_as_sql(False, intermediate_relation,
-        'select ' ~ kanon._quote_list(published_names) ~ ' from ' ~ staging_relation ~ ' ' ~ published_filter) }}
+        published.select) }}
   {%- endcall %}
-  {%- do kanon._audit_append(kanon._audit_insert_groups(audit.groups, audit.releases, staging_relation, release, long_form, facts.count_column, published_names)) -%}
+  {%- do kanon._audit_append(kanon._audit_insert_groups(audit.groups, audit.releases, staging_relation, release, long_form, facts.count_column, published.names)) -%}
   {#- one statement per hierarchy: Spark runs one statement per call -#}
   {%- for dimension in (fromjson(facts.release_plan).dimensions if facts.release_plan else []) if dimension.hierarchy is not none %}
   {% call statement('kanon_audit_hierarchies') -%}

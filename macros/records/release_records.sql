@@ -133,11 +133,7 @@ union all
 {{ kanon._long_form_fact(nulls, 'key_fingerprint', text='substr(' ~ kanon._records_pseudonym("'kanon:key-fingerprint:v1'", plan.pseudonym_key_env) ~ ', 1, 16)') }}
 {%- endif %}
 union all
-{{ kanon._long_form_fact(nulls, 'privacy_unit', text="'" ~ ((plan.privacy_unit or '') | replace("'", "''")) ~ "'") }}
-union all
-{{ kanon._long_form_fact(nulls, 'policy_fingerprint', text="'" ~ policy.fingerprint ~ "'") }}
-union all
-{{ kanon._long_form_fact(nulls, 'release_plan', text="'" ~ (policy.plan | replace("'", "''")) ~ "'") }}
+{{ kanon._long_form_closing_facts(nulls, plan.privacy_unit, policy) }}
 {%- endmacro %}
 
 {#- The columns a record release publishes, in the relation's order: every column but those
@@ -164,7 +160,7 @@ union all
 
 {#- md5 of the seed and a record's published values: the order it is published in. -#}
 {% macro _records_shuffle_key(plan, published) %}
-  {%- set parts = ["'" ~ (plan.shuffle_seed | replace("'", "''")) ~ "'"] -%}
+  {%- set parts = [kanon._sql_text(plan.shuffle_seed)] -%}
   {%- for c in published -%}
     {%- do parts.append('coalesce(cast(' ~ kanon._quote(c.name) ~ ' as ' ~ dbt.type_string() ~ "), '')") -%}
   {%- endfor -%}

@@ -10,7 +10,7 @@
   (_table_search, run when the model compiles) hides further cells (secondary) until every
   hidden cell lies on a cube of hidden cells that can move without changing any total (by
   `protection` people, rounded up, when given: every hidden cell's interval is then that wide).
-  What this macro returns is the release's long form (macros/release/_long_form.sql): one
+  What this macro returns is the release's long form (macros/core/long_form/_long_form.sql): one
   published row per cell (every combination of every dimension's values and totals), with its
   status, its display (`<k`, `·` or the count) and, along each dimension it totals, whether it
   is the sum of its parts; the hidden cells as audit groups (PRIMARY, SECONDARY: labels and
@@ -153,16 +153,12 @@ union all
     '0' if plan.count_rows else '(select count(*) from ' ~ plan.relation ~ ' where ' ~ kanon._quote(plan.privacy_unit) ~ ' is null)',
     kanon._sql_text(plan.null_unit)) }}
 union all
-{{ kanon._long_form_fact(nulls, 'privacy_unit', text=kanon._sql_text(plan.privacy_unit or '')) }}
-union all
 {# ... the events it read (with a person), which the gate compares with the previous release's ... #}
 {{ kanon._long_form_fact(nulls, 'input_rows', '(select count(*) from ' ~ plan.relation
     ~ ((' where ' ~ kanon._quote(plan.privacy_unit) ~ ' is not null') if not plan.count_rows else '') ~ ')') }}
 {# ... what changed since the previous release ... #}
 {{ kanon._live_difference_facts(nulls, compared, plan.k, plan.on_small_change) }}
 union all
-{# ... and the policy and plan the table was released under #}
-{{ kanon._long_form_fact(nulls, 'policy_fingerprint', text=kanon._sql_text(policy.fingerprint)) }}
-union all
-{{ kanon._long_form_fact(nulls, 'release_plan', text=kanon._sql_text(policy.plan)) }}
+{# ... and the privacy unit, the policy and plan the table was released under -#}
+{{ kanon._long_form_closing_facts(nulls, plan.privacy_unit, policy) }}
 {%- endmacro %}

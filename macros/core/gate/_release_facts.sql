@@ -1,0 +1,111 @@
+{#- The staged column the gate checks: the count column as the warehouse resolves its name. It
+    must hold numbers: text or booleans compared with k would fail on a raw database error. -#}
+{% macro _release_count_column(staged, count_column) %}
+  {%- set who = "kanon: " ~ model.unique_id -%}
+  {%- set names = staged | map(attribute='name') | list -%}
+  {%- set ns = namespace(found=none) -%}
+  {%- for column in staged if column.name == count_column or (count_column not in names and column.name | lower == count_column | lower) -%}
+    {%- set ns.found = column -%}
+  {%- endfor -%}
+  {%- if ns.found is none -%}
+    {{ exceptions.raise_compiler_error(who ~ " has no column '" ~ count_column ~ "' to check against k; "
+        ~ "set config count_column to the column holding each row's people count") }}
+  {%- endif -%}
+  {%- if ns.found.is_string() or 'bool' in (ns.found.dtype | lower) or 'date' in (ns.found.dtype | lower) or 'time' in (ns.found.dtype | lower) -%}
+    {{ exceptions.raise_compiler_error(who ~ ": count_column '" ~ ns.found.name ~ "' is of type " ~ ns.found.dtype
+        ~ "; the gate compares it with k, so it must be a number of people (cast it to an integer)") }}
+  {%- endif -%}
+  {{ return(ns.found.name) }}
+{% endmacro %}
+
+{#- What the gate and the release's summary row need to know about a staged release, in one scan
+    of the staging table: published rows, those below k (or NULL, NaN, infinite: a count must be
+    a finite number of at least k; NaN compares above every number, hence the upper bound), and
+    from a long form every fact it states (_long_form_facts); in the same query, from the trail,
+    the report's previous release's input rows and key fingerprint. Also the count column as
+    resolved. -#}
+{% macro _release_facts(staging, staged, count_column, k, kind, audit_releases) %}
+  {%- set long_form = kind.long_form -%}
+  {#- a release without a count column (records) has no row to compare with k: its gate recounts -#}
+  {%- set count_name = kanon._release_count_column(staged, count_column) if count_column is not none else none -%}
+  {%- set count = kanon._quote(count_name) if count_name is not none else 'null' -%}
+  {%- set published = kanon._long_form_is('release') if long_form else '1 = 1' -%}
+  {%- set facts = kanon._long_form_facts(kind) if long_form else [] -%}
+  {%- set facts_sql -%}
+    select
+      coalesce(sum(case when {{ published }} then 1 else 0 end), 0),
+      {%- if count_name is not none %}
+      coalesce(sum(case when {{ published }} and ({{ count }} is null
+        or not ({{ count }} >= {{ k }} and {{ count }} <= 9223372036854775807)) then 1 else 0 end), 0)
+      {%- else %}
+      0
+      {%- endif %}
+      {%- for column in ['input_rows', 'key_fingerprint'] %},
+      (select max(_k_previous.{{ column }}) from {{ audit_releases }} as _k_previous
+       where {{ kanon._audit_is_previous_release('_k_previous', audit_releases) }})
+      {%- endfor %}
+      {%- for fact in facts %},
+      max(case when {{ kanon._long_form_is_fact(fact) }} then _kanon_value end),
+      max(case when {{ kanon._long_form_is_fact(fact) }} then _kanon_text end)
+      {%- endfor %}
+    from {{ staging }}
+  {%- endset -%}
+  {%- set row = run_query(facts_sql).rows[0] -%}
+  {%- set stated = {} -%}
+  {%- for fact in facts -%}
+    {%- do stated.update({fact: {'value': row[4 + 2 * loop.index0], 'text': row[5 + 2 * loop.index0]}}) -%}
+  {%- endfor -%}
+  {%- set value = kanon._release_fact_value -%}
+  {#- a hand-written aggregate's published rows are its cells, each released as it is -#}
+  {%- set published = row[0] | int -%}
+  {%- set result = {
+      'count_column': count_name,
+      'rows_published': published,
+      'below_k': row[1] | int,
+      'cells_passed': value(stated, 'cells_passed', published),
+      'cells_generalized': value(stated, 'cells_generalized', 0),
+      'cells_suppressed': value(stated, 'cells_suppressed', 0),
+      'people_suppressed': value(stated, 'people_suppressed', 0),
+      'people_in': value(stated, 'people_in', none),
+      'events_null_unit': value(stated, 'events_null_unit', 0),
+      'null_unit': stated.get('events_null_unit', {}).get('text'),
+      'privacy_unit': stated.get('privacy_unit', {}).get('text'),
+      'policy_fingerprint': stated.get('policy_fingerprint', {}).get('text'),
+      'release_plan': stated.get('release_plan', {}).get('text'),
+      'records_in': value(stated, 'records_in', none),
+      'records_suppressed': value(stated, 'records_suppressed', 0),
+      'rows_compared': value(stated, 'rows_compared', none),
+      'rows_changed_small': value(stated, 'rows_changed_small', none),
+      'rows_held': value(stated, 'rows_held', none),
+      'rows_appeared': value(stated, 'rows_appeared', none),
+      'rows_disappeared': value(stated, 'rows_disappeared', none),
+      'on_small_change': stated.get('rows_changed_small', {}).get('text'),
+      'input_rows': value(stated, 'input_rows', published),
+      'key_fingerprint': stated.get('key_fingerprint', {}).get('text'),
+      'previous_input_rows': (row[2] | int) if row[2] is not none else none,
+      'previous_key_fingerprint': row[3],
+  } -%}
+  {%- do result.update({'cells_in': result.cells_passed + result.cells_generalized + result.cells_suppressed}) -%}
+  {{ return(result) }}
+{% endmacro %}
+
+{#- kanon_audit_releases.suppression_rate: the share of what the kind's rate is of (rate_of,
+    _release_kind) that was suppressed. 'budget_unit' (records): the share of its budget's unit
+    suppressed (records, or people with suppression_unit='people'), as the budget is checked;
+    'cells' (the others): the share of cells suppressed (counts: finest cells; tables: cells and
+    totals hidden; hand-written: 0). -#}
+{% macro _release_suppression_rate(kind, facts) %}
+  {%- if kind.rate_of == 'budget_unit' -%}
+    {%- set people = (fromjson(facts.release_plan or '{}').get('budget') or {}).get('unit') == 'people' -%}
+    {%- set total = facts.people_in if people else facts.records_in -%}
+    {%- set suppressed = facts.people_suppressed if people else facts.records_suppressed -%}
+    {{ return((suppressed / total) if total else 0) }}
+  {%- endif -%}
+  {{ return((facts.cells_suppressed / facts.cells_in) if facts.cells_in > 0 else 0) }}
+{% endmacro %}
+
+{#- A fact's number, or `default` when the long form did not state it. -#}
+{% macro _release_fact_value(stated, fact, default) %}
+  {%- set found = stated.get(fact, {}).get('value') -%}
+  {{ return((found | int) if found is not none else default) }}
+{% endmacro %}

@@ -1,0 +1,51 @@
+{#-
+  The kinds of release the k_anonymous materialization publishes. A kind is a descriptor: a macro
+  named _release_kind__<name> in the kind's own folder, returning what the core needs to know of
+  it. The materialization looks the descriptor up by the name the model's config gives at parse
+  time (config kanon_release_kind, set by the kind's release macro; a model without one is
+  hand-written), as dbt looks up an incremental strategy by name, and refuses a staged release
+  that does not match it, or a config the kind cannot honour (max_suppression without a budget). A new kind is a new folder with its descriptor, its release macro and
+  its checks (_gate_check__<name>): nothing in the core names a kind.
+
+  A descriptor returns:
+    called     what the user called, for messages
+    long_form  the model's SQL is a long form (macros/core/long_form/_long_form.sql): published
+               rows, groups and facts marked by _kanon_row; else its rows are the published rows
+    facts      the long-form facts it states besides every long form's own (_long_form_facts)
+    checks     the gate's named checks for the kind, in order (_release_checks)
+    count      whether its published rows carry a count of people (config count_column)
+    budget     whether config max_suppression applies to it
+    rate_of    what its suppression rate is a share of: 'cells' (cells suppressed of cells in)
+               or 'budget_unit' (records, or people, as its suppression budget counts them)
+    order_by   the long-form column its rows are published in the order of, if any
+-#}
+{% macro _release_kind(name, staged_columns, max_suppression=none) %}
+  {%- set who = "kanon: " ~ model.unique_id -%}
+  {%- set descriptor = kanon.get('_release_kind__' ~ name) if name is string else none -%}
+  {%- if descriptor is none -%}
+    {{ exceptions.raise_compiler_error(who ~ ": unknown release kind '" ~ name ~ "' in config kanon_release_kind (known: "
+        ~ (kanon._release_kind_names() | join(', ')) ~ "); it is set by kanon's release macros, not by hand") }}
+  {%- endif -%}
+  {%- set kind = descriptor() -%}
+  {%- set marked = kanon._long_form_marker() in (staged_columns | map('lower') | list) -%}
+  {%- if marked != kind.long_form -%}
+    {{ exceptions.raise_compiler_error(who ~ " is configured as a '" ~ name ~ "' release but its SQL "
+        ~ ("does not carry the long form of " ~ kind.called if kind.long_form else "has a column " ~ kanon._long_form_marker()
+           ~ ", which kanon reserves for the long form of its release macros")
+        ~ ". Nothing was published.") }}
+  {%- endif -%}
+  {%- if max_suppression is not none and not kind.budget -%}
+    {{ exceptions.raise_compiler_error(who ~ ": max_suppression needs a kanon.release_counts model (a release that says how many"
+        ~ " people it left out; " ~ kind.called ~ " does not); remove it from the config") }}
+  {%- endif -%}
+  {{ return(dict(kind, name=name)) }}
+{% endmacro %}
+
+{#- The names of every release kind kanon defines (its _release_kind__<name> macros), sorted. -#}
+{% macro _release_kind_names() %}
+  {%- set names = [] -%}
+  {%- for macro_name in kanon.keys() if macro_name.startswith('_release_kind__') -%}
+    {%- do names.append(macro_name[15:]) -%}
+  {%- endfor -%}
+  {{ return(names | sort) }}
+{% endmacro %}

@@ -1,0 +1,9 @@
+{#- The count kind (kanon.release_counts) as the core sees it (_release_kind says what each field
+    means). -#}
+{% macro _release_kind__counts() %}
+  {{ return({'called': 'kanon.release_counts', 'long_form': true, 'count': true, 'budget': true, 'rate_of': 'cells',
+      'order_by': none,
+      'facts': ['cells_passed', 'cells_generalized', 'cells_suppressed', 'people_suppressed', 'people_in', 'events_null_unit',
+                'missing_values', 'rows_compared', 'rows_changed_small', 'rows_held', 'rows_appeared', 'rows_disappeared'],
+      'checks': ['input_empty', 'input_shrink', 'min_count', 'null_unit', 'suppression_budget', 'small_change']}) }}
+{% endmacro %}

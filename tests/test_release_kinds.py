@@ -1,0 +1,121 @@
+"""A release kind is an interface (ADR 6): the k_anonymous materialization finds a kind's
+descriptor (_release_kind__<name>) and its gate checks (_gate_check__<name>) by name, so a fifth
+kind is one new folder of kanon's macros and no edit to the core.
+
+The test installs a copy of kanon's package with one folder added, `macros/fifth/`: a descriptor,
+a release macro handing a long form of people per band, and a check of its own. A host project
+releases with it through the same gate as the three kinds: published and recorded as kind
+'fifth', refused by its own check (the previous release kept), refused when its long form states
+a fact its descriptor did not declare, and listed among the known kinds when a model names one
+that does not exist. DuckDB only: looking a macro up by name is the same on every warehouse."""
+
+from __future__ import annotations
+
+import shutil
+from typing import Any
+
+import pytest
+from conftest import ROOT, DbtProject, Warehouse
+
+pytestmark = pytest.mark.dbt
+
+DESCRIPTOR = """{% macro _release_kind__fifth() %}
+  {{ return({'called': 'kanon.release_fifth', 'long_form': true, 'facts': ['cells_passed'], 'count': true,
+      'budget': false, 'rate_of': 'cells', 'order_by': none, 'checks': ['input_empty', 'min_count', 'fifth_floor']}) }}
+{% endmacro %}
+"""
+# people per band, the bands of at least k published; facts: cells_passed (declared), and with
+# var fifth_undeclared people_in, which the descriptor does not declare
+RELEASE = """{% macro release_fifth(relation, k) %}
+  {%- if not execute -%}{{ return(kanon._release_at_parse_time('fifth')) }}{%- endif -%}
+  {%- set nulls = 'null as band, null as people,' -%}
+  {%- set policy = {'fingerprint': 'fifth', 'plan': tojson({'kind': 'fifth', 'dimensions': []})} -%}
+with _k_bands as (
+  select band, count(distinct person) as people from {{ relation }} group by band
+)
+select band, people,
+  {{ kanon._long_form_row('release', {'decision': "'PASS'", 'ladder_step': '0', 'people': 'people',
+      'labels': kanon._json_object([('band', 'band', true)]), 'levels': "'{}'"}) }}
+from _k_bands where people >= {{ k }}
+union all
+{{ kanon._long_form_fact(nulls, 'cells_passed', 'count(*)', source='_k_bands where people >= ' ~ k) }}
+union all
+{{ kanon._long_form_fact(nulls, 'input_rows', '(select count(*) from ' ~ relation ~ ')') }}
+{%- if var('fifth_undeclared', false) %}
+union all
+{{ kanon._long_form_fact(nulls, 'people_in', '0') }}
+{%- endif %}
+union all
+{{ kanon._long_form_closing_facts(nulls, 'person', policy) }}
+{% endmacro %}
+"""
+CHECK = """{% macro _gate_check__fifth_floor(gate) %}
+  {{ return(("only " ~ gate.facts.rows_published ~ " band(s) published, fewer than var fifth_floor")
+      if gate.facts.rows_published < var('fifth_floor', 0) else '') }}
+{% endmacro %}
+"""
+EVENTS = "person,band\n" + "".join(f"p{i},{band}\n" for i, band in enumerate("AAABBBC"))
+
+
+@pytest.fixture(scope="module")
+def fifth(tmp_path_factory: pytest.TempPathFactory, make_warehouse: Any) -> tuple[DbtProject, Warehouse]:
+    root = tmp_path_factory.mktemp("fifth_kind")
+    package = root / "kanon"  # kanon's package as it ships (python_helpers/setup.py), plus one folder
+    package.mkdir()
+    shutil.copy(ROOT / "dbt_project.yml", package / "dbt_project.yml")
+    shutil.copytree(ROOT / "macros", package / "macros")
+    shutil.copytree(ROOT / "models" / "audit", package / "models" / "audit")
+    kind = package / "macros" / "fifth"
+    kind.mkdir()
+    for name, text in {"_release_kind__fifth.sql": DESCRIPTOR, "release_fifth.sql": RELEASE,
+                       "_gate_check__fifth_floor.sql": CHECK}.items():
+        (kind / name).write_text(text)
+    host = root / "host"
+    for folder in ("models", "seeds"):
+        (host / folder).mkdir(parents=True)
+    (host / "dbt_project.yml").write_text("name: host\nversion: '1.0'\nconfig-version: 2\nprofile: kanon\n")
+    (host / "packages.yml").write_text(f"packages:\n  - local: {package}\n")
+    (host / "seeds" / "host_events.csv").write_text(EVENTS)
+    (host / "models" / "fifth_mart.sql").write_text(
+        "{{ config(materialized='k_anonymous', k=2) }}\n{{ kanon.release_fifth(ref('host_events'), 2) }}\n")
+    (host / "models" / "sixth_mart.sql").write_text(
+        "{{ config(materialized='k_anonymous', k=2, kanon_release_kind='sixth') }}\nselect 'A' as band, 3 as people\n")
+    project = DbtProject(host, make_warehouse("duckdb", "kinds"))
+    project.run("deps")
+    project.run("seed")
+    return project, project.warehouse
+
+
+def _trail(wh: Warehouse) -> list[tuple[Any, ...]]:
+    return wh.query(f"select release_kind, status, failed_check, rows_released from {wh.schema}_kanon_audit"
+                    ".kanon_audit_releases where report = 'fifth_mart' order by released_at")
+
+
+def test_a_fifth_kind_in_its_own_folder_releases_through_the_gate(fifth: tuple[DbtProject, Warehouse]) -> None:
+    project, wh = fifth
+    project.run("run", "--select", "fifth_mart")
+    assert sorted(wh.query(f"select band, people from {wh.schema}.fifth_mart")) == [("A", 3), ("B", 3)]
+    assert _trail(wh)[-1] == ("fifth", "RELEASED", None, 2)
+
+    # its own check, found by name, refuses: the previous release stays, the refusal is recorded
+    refused = project.run("run", "--select", "fifth_mart", "--vars", "{fifth_floor: 3}", expect_ok=False)
+    assert "(check fifth_floor): only 2 band(s) published" in refused.output
+    assert sorted(wh.query(f"select band, people from {wh.schema}.fifth_mart")) == [("A", 3), ("B", 3)]
+    assert _trail(wh)[-1] == ("fifth", "REFUSED", "fifth_floor", None)
+
+
+def test_a_fact_the_kind_did_not_declare_is_refused_when_the_model_compiles(
+    fifth: tuple[DbtProject, Warehouse],
+) -> None:
+    project, wh = fifth
+    before = _trail(wh)
+    result = project.run("run", "--select", "fifth_mart", "--vars", "{fifth_undeclared: true}", expect_ok=False)
+    assert "no long-form fact 'people_in' declared by release kind 'fifth'" in result.output
+    assert [row[1] for row in _trail(wh)[len(before):]] == ["REFUSED"]  # recorded before its gate (on-run-end)
+
+
+def test_an_unknown_kind_lists_every_kind_kanon_has(fifth: tuple[DbtProject, Warehouse]) -> None:
+    project, _ = fifth
+    result = project.run("run", "--select", "sixth_mart", expect_ok=False)
+    known = "counts, fifth, hand_written, records, table"
+    assert f"unknown release kind 'sixth' in config kanon_release_kind (known: {known})" in result.output
