@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.kanon-installed
 export DBT_PROFILES_DIR := $(CURDIR)
 export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 
-.PHONY: demo check test lint lint-source lint-python lint-sql lint-compiled compiled-example \
+.PHONY: demo check test lint lint-source lint-python lint-sql lint-macros lint-compiled compiled-example \
 	compiled-integration compiled-bench bench venv lock clean
 
 venv: $(STAMP)
@@ -65,8 +65,14 @@ LINT_KEY := 6c696e742d6f6e6c792d6b65792d6e6f742d612d7365637265742d6b616e6f6e
 LINT_ENV = KANON_DUCKDB_PATH=$(LINT)/$(1).duckdb KANON_PSEUDONYM_KEY=$(LINT_KEY) DBT_LOG_PATH=$(LINT)/logs/$(1)
 BENCH_LINT_ENV := KANON_DUCKDB_PATH=$(LINT)/bench.duckdb KANON_SCHEMA=main DBT_LOG_PATH=$(LINT)/logs/bench
 
-## lint-source: ruff, mypy, and sqlfluff on the package's own models, macros and analyses
-lint-source: lint-python lint-sql
+## lint-source: ruff, mypy, sqlfluff on the package's own models, macros and analyses, and the
+## length of every macro body (scripts/lint_macros.py: at most 120 lines)
+lint-source: lint-python lint-sql lint-macros
+
+lint-macros: $(STAMP)
+	$(BIN)/ruff check scripts
+	$(BIN)/mypy --config-file mypy.ini scripts
+	$(BIN)/python scripts/lint_macros.py
 
 lint-python: $(STAMP)
 	$(BIN)/ruff check python_helpers tests

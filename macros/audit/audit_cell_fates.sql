@@ -59,21 +59,7 @@
     {%- do kanon._check_column_name(people, 'people (the column of cells holding each cell\'s people in the release)', who) -%}
   {%- endif -%}
   {%- if not execute -%}{{ return('select 1 as _kanon_parse_placeholder') }}{%- endif -%}
-  {%- set releases = kanon._audit_relation('kanon_audit_releases') -%}
-  {%- set found = run_query(
-      "select invocation_id, report_unique_id, release_plan from " ~ releases
-      ~ " where report = '" ~ (report | replace("'", "''")) ~ "' and status = 'RELEASED'"
-      ~ ((" and invocation_id = '" ~ (invocation_id | replace("'", "''")) ~ "'") if invocation_id is not none else "")
-      ~ " order by released_at desc limit 1") -%}
-  {%- if found.rows | length == 0 -%}
-    {{ exceptions.raise_compiler_error(who ~ ": the audit trail " ~ releases ~ " holds no published release of '" ~ report ~ "'"
-        ~ ((" from invocation " ~ invocation_id) if invocation_id is not none else "")) }}
-  {%- endif -%}
-  {%- set release = found.rows[0] -%}
-  {%- if release[2] is none -%}
-    {{ exceptions.raise_compiler_error(who ~ ": '" ~ report ~ "' was released from a hand-written aggregate: its groups are its published rows, "
-        ~ "listed in kanon_audit_groups, and there is no ladder to replay") }}
-  {%- endif -%}
+  {%- set release = kanon._audit_cell_fates_release(who, report, invocation_id) -%}
   {%- set plan = fromjson(release[2]) -%}
   {%- set q = kanon._quote -%}
   {%- set string = dbt.type_string() -%}
@@ -92,44 +78,11 @@
   {%- set snapshots = kanon._audit_relation('kanon_audit_hierarchies') -%}
   {%- set groups = kanon._audit_relation('kanon_audit_groups') -%}
   {%- set steps = plan.ladder -%}
-  {%- set last = steps | length - 1 -%}
   {%- set suppress_nulls = plan.null_policy == 'suppress' -%}
   {%- set key = "invocation_id = '" ~ release[0] ~ "' and report_unique_id = '" ~ (release[1] | replace("'", "''")) ~ "'" -%}
-  {#- dimension i's value in a cell, as the engine keys it: text, NULL as the null key -#}
-  {%- set values = [] -%}
-  {%- for d in plan.dimensions -%}
-    {%- do values.append('coalesce(cast(_k_cell.' ~ q(d.name) ~ ' as ' ~ string ~ '), ' ~ null_key ~ ')') -%}
-  {%- endfor -%}
-  {#- the levels each dimension takes at some step, and (with level 0) the labels coded for it -#}
-  {%- set needed = [] -%}
-  {%- for d in plan.dimensions -%}
-    {%- do needed.append(([0] + (steps | map(attribute=loop.index0) | list)) | unique | sort | list) -%}
-  {%- endfor -%}
-  {#- a cell's labels and levels at each step, as JSON, from its values' codes (_k_code<i>) -#}
-  {%- set recoded = [] -%}
-  {%- for levels in steps -%}
-    {%- set labels, level_pairs = [], [] -%}
-    {%- for d in plan.dimensions -%}
-      {%- do labels.append((d.name, '_k_code' ~ loop.index0 ~ '._k_json' ~ levels[loop.index0], false)) -%}
-      {%- do level_pairs.append((d.name, '_k_code' ~ loop.index0 ~ '._k_level' ~ levels[loop.index0], false)) -%}
-    {%- endfor -%}
-    {%- do recoded.append((kanon._json_object(labels), kanon._json_object(level_pairs))) -%}
-  {%- endfor -%}
-  {%- set originals = [] -%}
-  {%- for d in plan.dimensions -%}
-    {%- do originals.append((d.name, '_k_code' ~ loop.index0 ~ '._k_cell_json', false)) -%}
-  {%- endfor -%}
-  {#- The suppressed group holding a cell: its group of the last step, or under
-      null_policy='suppress' for a cell with a NULL, its step-0 group, recorded without a step
-      (-1 here). One key either way, so that the join is an equality. -#}
-  {%- if suppress_nulls -%}
-    {%- set thin = {
-        'step': 'case when _k_keys._k_null = 1 then -1 else ' ~ last ~ ' end',
-        'labels': 'case when _k_keys._k_null = 1 then _k_keys._k_labels0 else _k_keys._k_labels' ~ last ~ ' end',
-        'levels': 'case when _k_keys._k_null = 1 then _k_keys._k_levels0 else _k_keys._k_levels' ~ last ~ ' end'} -%}
-  {%- else -%}
-    {%- set thin = {'step': last, 'labels': '_k_keys._k_labels' ~ last, 'levels': '_k_keys._k_levels' ~ last} -%}
-  {%- endif %}
+  {%- set keyed = kanon._audit_cell_fates_keys(plan, null_key) -%}
+  {%- set values, needed, recoded, originals = keyed['values'], keyed.needed, keyed.recoded, keyed.originals -%}
+  {%- set thin = keyed.thin %}
 with _k_roots as (
   select
     {%- for d in plan.dimensions %}
@@ -147,41 +100,7 @@ _k_cells as {{ kanon._cte_materialized(true) }} (
 {#- each distinct value of a dimension with its labels as the release coded them (the
     hierarchy as it was then), as JSON: once per value, not once per cell and step #}
 {%- for d in plan.dimensions %}
-{%- set i = loop.index0 %}
-{%- set lookup = '_k_lookup' ~ i %}
-_k_code{{ i }} as {{ kanon._cte_materialized(true) }} (
-  select
-    {{ lookup }}._k_value,
-    {%- if d.hierarchy is not none %}
-    {%- set missing = lookup ~ '._k_leaf is null' %}
-    {%- else %}
-    {%- set missing = lookup ~ '._k_value = ' ~ null_key %}
-    {%- endif %}
-    {{ kanon._json_text('case when not (' ~ missing ~ ') then ' ~ lookup ~ '._k_value end') }} as _k_cell_json,
-    case when {{ lookup }}._k_value = {{ null_key }} then 1 else 0 end as _k_null
-    {%- for level in needed[i] %}
-    {%- set code = kanon._hierarchy_recode(d, level, lookup ~ '._k_value', lookup, '_k_roots._k_root' ~ i) %},
-    {{ kanon._json_text(code.label) }} as _k_json{{ level }},
-    {{ code.level }} as _k_level{{ level }}
-    {%- endfor %}
-  from (
-    select
-      _k_distinct._k_value
-      {%- if d.hierarchy is not none %},
-      max(_k_snapshot.leaf) as _k_leaf
-      {%- for level in needed[i] if 0 < level < d.depth %},
-      max(case when _k_snapshot.level = {{ level }} then _k_snapshot.label end) as _k_label{{ level }}
-      {%- endfor %}
-      {%- endif %}
-    from (select distinct {{ values[i] }} as _k_value from _k_cells as _k_cell) as _k_distinct
-    {%- if d.hierarchy is not none %}
-    left join {{ snapshots }} as _k_snapshot
-      on _k_snapshot.content_hash = '{{ d.hierarchy }}' and _k_snapshot.leaf = _k_distinct._k_value
-    group by _k_distinct._k_value
-    {%- endif %}
-  ) as {{ lookup }}
-  cross join _k_roots
-),
+{{ kanon._audit_cell_fates_code_cte(d, loop.index0, values[loop.index0], needed[loop.index0], snapshots, null_key) }},
 {%- endfor %}
 {#- the groups the release published, by step, and those it suppressed (after the last step,
     or up front with a NULL, step -1) #}
@@ -222,23 +141,140 @@ _k_recoded as {{ kanon._cte_materialized(true) }} (
     {%- endfor %}
   ) as _k_keys
 ),
+{{ kanon._audit_cell_fates_matched(steps | length, cell_columns) }}
+{%- endmacro %}
+
+{#- The release of `report` whose ladder is replayed: (invocation_id, report_unique_id,
+    release_plan) of its latest published release, or of `invocation_id`'s. -#}
+{% macro _audit_cell_fates_release(who, report, invocation_id) %}
+  {%- set releases = kanon._audit_relation('kanon_audit_releases') -%}
+  {%- set found = run_query(
+      "select invocation_id, report_unique_id, release_plan from " ~ releases
+      ~ " where report = '" ~ (report | replace("'", "''")) ~ "' and status = 'RELEASED'"
+      ~ ((" and invocation_id = '" ~ (invocation_id | replace("'", "''")) ~ "'") if invocation_id is not none else "")
+      ~ " order by released_at desc limit 1") -%}
+  {%- if found.rows | length == 0 -%}
+    {{ exceptions.raise_compiler_error(who ~ ": the audit trail " ~ releases ~ " holds no published release of '" ~ report ~ "'"
+        ~ ((" from invocation " ~ invocation_id) if invocation_id is not none else "")) }}
+  {%- endif -%}
+  {%- set release = found.rows[0] -%}
+  {%- if release[2] is none -%}
+    {{ exceptions.raise_compiler_error(who ~ ": '" ~ report ~ "' was released from a hand-written aggregate: its groups are its published rows, "
+        ~ "listed in kanon_audit_groups, and there is no ladder to replay") }}
+  {%- endif -%}
+  {{ return(release) }}
+{% endmacro %}
+
+{#- What the replay keys cells on, from the release's plan: {values: each dimension's value in a
+    cell, as the engine keys it; needed: the levels each dimension takes at some step, with 0;
+    recoded: a cell's (labels, levels) JSON at each step, from its values' codes (_k_code<i>);
+    originals: its own labels' JSON pairs; thin: the step, labels and levels of the suppressed
+    group that would hold it}. -#}
+{% macro _audit_cell_fates_keys(plan, null_key) %}
+  {%- set q = kanon._quote -%}
+  {%- set string = dbt.type_string() -%}
+  {%- set steps = plan.ladder -%}
+  {%- set last = steps | length - 1 -%}
+  {%- set suppress_nulls = plan.null_policy == 'suppress' -%}
+  {#- dimension i's value in a cell, as the engine keys it: text, NULL as the null key -#}
+  {%- set values = [] -%}
+  {%- for d in plan.dimensions -%}
+    {%- do values.append('coalesce(cast(_k_cell.' ~ q(d.name) ~ ' as ' ~ string ~ '), ' ~ null_key ~ ')') -%}
+  {%- endfor -%}
+  {#- the levels each dimension takes at some step, and (with level 0) the labels coded for it -#}
+  {%- set needed = [] -%}
+  {%- for d in plan.dimensions -%}
+    {%- do needed.append(([0] + (steps | map(attribute=loop.index0) | list)) | unique | sort | list) -%}
+  {%- endfor -%}
+  {#- a cell's labels and levels at each step, as JSON, from its values' codes (_k_code<i>) -#}
+  {%- set recoded = [] -%}
+  {%- for levels in steps -%}
+    {%- set labels, level_pairs = [], [] -%}
+    {%- for d in plan.dimensions -%}
+      {%- do labels.append((d.name, '_k_code' ~ loop.index0 ~ '._k_json' ~ levels[loop.index0], false)) -%}
+      {%- do level_pairs.append((d.name, '_k_code' ~ loop.index0 ~ '._k_level' ~ levels[loop.index0], false)) -%}
+    {%- endfor -%}
+    {%- do recoded.append((kanon._json_object(labels), kanon._json_object(level_pairs))) -%}
+  {%- endfor -%}
+  {%- set originals = [] -%}
+  {%- for d in plan.dimensions -%}
+    {%- do originals.append((d.name, '_k_code' ~ loop.index0 ~ '._k_cell_json', false)) -%}
+  {%- endfor -%}
+  {#- The suppressed group holding a cell: its group of the last step, or under
+      null_policy='suppress' for a cell with a NULL, its step-0 group, recorded without a step
+      (-1 here). One key either way, so that the join is an equality. -#}
+  {%- if suppress_nulls -%}
+    {%- set thin = {
+        'step': 'case when _k_keys._k_null = 1 then -1 else ' ~ last ~ ' end',
+        'labels': 'case when _k_keys._k_null = 1 then _k_keys._k_labels0 else _k_keys._k_labels' ~ last ~ ' end',
+        'levels': 'case when _k_keys._k_null = 1 then _k_keys._k_levels0 else _k_keys._k_levels' ~ last ~ ' end'} -%}
+  {%- else -%}
+    {%- set thin = {'step': last, 'labels': '_k_keys._k_labels' ~ last, 'levels': '_k_keys._k_levels' ~ last} -%}
+  {%- endif -%}
+  {{ return({'values': values, 'needed': needed, 'recoded': recoded, 'originals': originals, 'thin': thin}) }}
+{% endmacro %}
+
+{#- `_k_code<i>`, not followed by a comma: each distinct value of dimension `d` in the cells
+    (`value`: as the engine keys it) with its labels at the `needed` levels as the release coded
+    them (the hierarchy as it was then), as JSON. -#}
+{% macro _audit_cell_fates_code_cte(d, i, value, needed, snapshots, null_key) -%}
+{%- set lookup = '_k_lookup' ~ i -%}
+_k_code{{ i }} as {{ kanon._cte_materialized(true) }} (
+  select
+    {{ lookup }}._k_value,
+    {%- if d.hierarchy is not none %}
+    {%- set missing = lookup ~ '._k_leaf is null' %}
+    {%- else %}
+    {%- set missing = lookup ~ '._k_value = ' ~ null_key %}
+    {%- endif %}
+    {{ kanon._json_text('case when not (' ~ missing ~ ') then ' ~ lookup ~ '._k_value end') }} as _k_cell_json,
+    case when {{ lookup }}._k_value = {{ null_key }} then 1 else 0 end as _k_null
+    {%- for level in needed %}
+    {%- set code = kanon._hierarchy_recode(d, level, lookup ~ '._k_value', lookup, '_k_roots._k_root' ~ i) %},
+    {{ kanon._json_text(code.label) }} as _k_json{{ level }},
+    {{ code.level }} as _k_level{{ level }}
+    {%- endfor %}
+  from (
+    select
+      _k_distinct._k_value
+      {%- if d.hierarchy is not none %},
+      max(_k_snapshot.leaf) as _k_leaf
+      {%- for level in needed if 0 < level < d.depth %},
+      max(case when _k_snapshot.level = {{ level }} then _k_snapshot.label end) as _k_label{{ level }}
+      {%- endfor %}
+      {%- endif %}
+    from (select distinct {{ value }} as _k_value from _k_cells as _k_cell) as _k_distinct
+    {%- if d.hierarchy is not none %}
+    left join {{ snapshots }} as _k_snapshot
+      on _k_snapshot.content_hash = '{{ d.hierarchy }}' and _k_snapshot.leaf = _k_distinct._k_value
+    group by _k_distinct._k_value
+    {%- endif %}
+  ) as {{ lookup }}
+  cross join _k_roots
+)
+{%- endmacro %}
+
+{#- `_k_matched` (each cell's keys with the released group holding it at each of the
+    `step_count` steps, and its suppressed group's people) and the select of every cell's fate. -#}
+{% macro _audit_cell_fates_matched(step_count, cell_columns) -%}
+{%- set q = kanon._quote -%}
 _k_matched as (
   select
     _k_recoded.*,
     case
       when _k_recoded._k_held = 0 or _k_recoded._k_null = 1 then null
-      {%- for s in range(steps | length) %}
+      {%- for s in range(step_count) %}
       when _k_at{{ s }}.labels is not null then {{ s }}
       {%- endfor %}
     end as _k_step,
     case when _k_recoded._k_held = 1 then _k_thin.people end as _k_thin_people
-    {%- for s in range(steps | length) %},
+    {%- for s in range(step_count) %},
     _k_at{{ s }}.labels as _k_labels_at{{ s }},
     _k_at{{ s }}.levels as _k_levels_at{{ s }},
     _k_at{{ s }}.people as _k_people_at{{ s }}
     {%- endfor %}
   from _k_recoded
-  {%- for s in range(steps | length) %}
+  {%- for s in range(step_count) %}
   left join _k_released as _k_at{{ s }}
     on
     _k_at{{ s }}._k_step = {{ s }}
@@ -260,8 +296,8 @@ select
     when _k_thin_people is not null then 'SUPPRESS'
   end as decision,
   _k_step as ladder_step,
-  case _k_step{% for s in range(steps | length) %} when {{ s }} then _k_labels_at{{ s }}{% endfor %} end as released_labels,
-  case _k_step{% for s in range(steps | length) %} when {{ s }} then _k_levels_at{{ s }}{% endfor %} end as released_levels,
-  case _k_step{% for s in range(steps | length) %} when {{ s }} then _k_people_at{{ s }}{% endfor %} end as released_people
+  case _k_step{% for s in range(step_count) %} when {{ s }} then _k_labels_at{{ s }}{% endfor %} end as released_labels,
+  case _k_step{% for s in range(step_count) %} when {{ s }} then _k_levels_at{{ s }}{% endfor %} end as released_levels,
+  case _k_step{% for s in range(step_count) %} when {{ s }} then _k_people_at{{ s }}{% endfor %} end as released_people
 from _k_matched
 {%- endmacro %}

@@ -35,7 +35,57 @@
     {{ exceptions.raise_compiler_error(who ~ ": shuffle_seed must be text, got " ~ kanon._describe_value(shuffle_seed)) }}
   {%- endif -%}
 
-  {#- the relation's columns, matched to the declared ones case-insensitively when unambiguous -#}
+  {%- set resolved = kanon._records_plan_columns(who, relation, columns) -%}
+  {%- set plan = {'relation': relation, 'k': k, 'l': l, 'diversity': diversity if l is not none else none,
+      'suppression_unit': suppression_unit, 'loss': loss, 'missing_value_policy': missing_value_policy,
+      'max_suppression': max_suppression, 'pseudonym_key_env': pseudonym_key_env, 'shuffle_seed': shuffle_seed,
+      'columns': resolved, 'qis': [], 'sensitive': [], 'privacy_unit': none} -%}
+  {%- for c in resolved -%}
+    {%- set allowed = kanon._records_role_options(c.role) -%}
+    {%- for option in c.keys() if option not in ['role', 'name', 'column'] + allowed -%}
+      {{ exceptions.raise_compiler_error(who ~ ": column '" ~ c.name ~ "' (" ~ c.role ~ ") has an unknown option '" ~ option
+          ~ "'" ~ ((" (options of a " ~ c.role ~ ": " ~ (allowed | join(', ')) ~ ")") if allowed else '')) }}
+    {%- endfor -%}
+    {%- if c.role == 'quasi_identifier' -%}
+      {%- do plan.qis.append(kanon._records_generalizer(c, plan.qis | length, who)) -%}
+    {%- elif c.role == 'sensitive' -%}
+      {%- do plan.sensitive.append(c.name) -%}
+    {%- elif c.role == 'identifier' and c.get('pseudonym', false) is not boolean -%}
+      {{ exceptions.raise_compiler_error(who ~ ": column '" ~ c.name ~ "': pseudonym must be true or false") }}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- if plan.qis | length == 0 -%}
+    {{ exceptions.raise_compiler_error(who ~ ": no column has the role quasi_identifier; a record release generalizes the columns an attacker could know") }}
+  {%- endif -%}
+  {%- if l is not none and plan.sensitive | length == 0 -%}
+    {{ exceptions.raise_compiler_error(who ~ ": l=" ~ l ~ " needs at least one column with the role sensitive") }}
+  {%- endif -%}
+  {%- if privacy_unit is not none -%}
+    {%- do kanon._check_column_name(privacy_unit, 'privacy_unit', who) -%}
+    {%- set unit = resolved | selectattr('name', 'equalto', privacy_unit) | list -%}
+    {%- for c in resolved if (c.name | lower) == (privacy_unit | lower) and not unit -%}{%- do unit.append(c) -%}{%- endfor -%}
+    {%- if not unit -%}
+      {{ exceptions.raise_compiler_error(who ~ ": privacy_unit '" ~ privacy_unit ~ "' is not a column of " ~ relation) }}
+    {%- endif -%}
+    {%- if unit[0].role not in ['identifier', 'drop'] -%}
+      {{ exceptions.raise_compiler_error(who ~ ": the privacy unit '" ~ unit[0].name ~ "' says who a record is about; declare it"
+          ~ " identifier (dropped or pseudonymised) or drop, not " ~ unit[0].role) }}
+    {%- endif -%}
+    {%- do plan.update({'privacy_unit': unit[0].name}) -%}
+  {%- endif -%}
+  {%- do kanon._records_plan_check_years(who, relation, plan) -%}
+  {%- set depths = plan.qis | map(attribute='depth') | list -%}
+  {%- set ns = namespace(size=1) -%}
+  {%- for depth in depths -%}{%- set ns.size = ns.size * (depth + 1) -%}{%- endfor -%}
+  {%- do plan.update({'lattice_size': ns.size, 'max_height': depths | sum}) -%}
+  {{ return(plan) }}
+{% endmacro %}
+
+{#- The relation's columns, each with its declared role (its spec, with name: the column's name as the
+    warehouse spells it, and column: the column), in the relation's order. Every column must be
+    declared and every declared column present. -#}
+{% macro _records_plan_columns(who, relation, columns) %}
+  {#- matched to the declared ones case-insensitively when unambiguous -#}
   {%- set present = adapter.get_columns_in_relation(relation) -%}
   {%- if present | length == 0 -%}
     {{ exceptions.raise_compiler_error(who ~ ": " ~ relation ~ " has no columns: it does not exist or cannot be inspected") }}
@@ -80,48 +130,14 @@
     {{ exceptions.raise_compiler_error(who ~ ": columns names column(s) that " ~ relation ~ " does not have: "
         ~ (unknown | join(', ')) ~ " (its columns: " ~ (present | map(attribute='name') | join(', ')) ~ ")") }}
   {%- endif -%}
+  {{ return(resolved) }}
+{% endmacro %}
 
-  {%- set plan = {'relation': relation, 'k': k, 'l': l, 'diversity': diversity if l is not none else none,
-      'suppression_unit': suppression_unit, 'loss': loss, 'missing_value_policy': missing_value_policy,
-      'max_suppression': max_suppression, 'pseudonym_key_env': pseudonym_key_env, 'shuffle_seed': shuffle_seed,
-      'columns': resolved, 'qis': [], 'sensitive': [], 'privacy_unit': none} -%}
-  {%- for c in resolved -%}
-    {%- set allowed = kanon._records_role_options(c.role) -%}
-    {%- for option in c.keys() if option not in ['role', 'name', 'column'] + allowed -%}
-      {{ exceptions.raise_compiler_error(who ~ ": column '" ~ c.name ~ "' (" ~ c.role ~ ") has an unknown option '" ~ option
-          ~ "'" ~ ((" (options of a " ~ c.role ~ ": " ~ (allowed | join(', ')) ~ ")") if allowed else '')) }}
-    {%- endfor -%}
-    {%- if c.role == 'quasi_identifier' -%}
-      {%- do plan.qis.append(kanon._records_generalizer(c, plan.qis | length, who)) -%}
-    {%- elif c.role == 'sensitive' -%}
-      {%- do plan.sensitive.append(c.name) -%}
-    {%- elif c.role == 'identifier' and c.get('pseudonym', false) is not boolean -%}
-      {{ exceptions.raise_compiler_error(who ~ ": column '" ~ c.name ~ "': pseudonym must be true or false") }}
-    {%- endif -%}
-  {%- endfor -%}
-  {%- if plan.qis | length == 0 -%}
-    {{ exceptions.raise_compiler_error(who ~ ": no column has the role quasi_identifier; a record release generalizes the columns an attacker could know") }}
-  {%- endif -%}
-  {%- if l is not none and plan.sensitive | length == 0 -%}
-    {{ exceptions.raise_compiler_error(who ~ ": l=" ~ l ~ " needs at least one column with the role sensitive") }}
-  {%- endif -%}
-  {%- if privacy_unit is not none -%}
-    {%- do kanon._check_column_name(privacy_unit, 'privacy_unit', who) -%}
-    {%- set unit = resolved | selectattr('name', 'equalto', privacy_unit) | list -%}
-    {%- for c in resolved if (c.name | lower) == (privacy_unit | lower) and not unit -%}{%- do unit.append(c) -%}{%- endfor -%}
-    {%- if not unit -%}
-      {{ exceptions.raise_compiler_error(who ~ ": privacy_unit '" ~ privacy_unit ~ "' is not a column of " ~ relation) }}
-    {%- endif -%}
-    {%- if unit[0].role not in ['identifier', 'drop'] -%}
-      {{ exceptions.raise_compiler_error(who ~ ": the privacy unit '" ~ unit[0].name ~ "' says who a record is about; declare it"
-          ~ " identifier (dropped or pseudonymised) or drop, not " ~ unit[0].role) }}
-    {%- endif -%}
-    {%- do plan.update({'privacy_unit': unit[0].name}) -%}
-  {%- endif -%}
-  {#- A date's labels write its year in four digits (_records_date_label): a year outside 1..9999
-      would be cut or padded into another year's label (12345-01-05's day is 1234-01-05, the leaf
-      1234-01-05's own label at level 0), so a label could stand for different dates at two
-      levels. Such values (and, on DuckDB, infinite dates, which have no year) refuse the release. -#}
+{#- A date's labels write its year in four digits (_records_date_label): a year outside 1..9999
+    would be cut or padded into another year's label (12345-01-05's day is 1234-01-05, the leaf
+    1234-01-05's own label at level 0), so a label could stand for different dates at two
+    levels. Such values (and, on DuckDB, infinite dates, which have no year) refuse the release. -#}
+{% macro _records_plan_check_years(who, relation, plan) %}
   {%- set dated = plan.qis | selectattr('generalizer', 'equalto', 'date') | list -%}
   {%- if dated and execute -%}
     {%- set years_sql -%}
@@ -144,11 +160,6 @@
       {%- endif -%}
     {%- endfor -%}
   {%- endif -%}
-  {%- set depths = plan.qis | map(attribute='depth') | list -%}
-  {%- set ns = namespace(size=1) -%}
-  {%- for depth in depths -%}{%- set ns.size = ns.size * (depth + 1) -%}{%- endfor -%}
-  {%- do plan.update({'lattice_size': ns.size, 'max_height': depths | sum}) -%}
-  {{ return(plan) }}
 {% endmacro %}
 
 {% macro _records_roles() %}

@@ -16,251 +16,69 @@
   loss at the top, the most any node charges it), summed from one pass over the class table; for
   height, the height. Discernibility has no such bound.
 
-    1. descend   (entropy, height) from the most general node, greedily: evaluate the node's direct
-                 predecessors and step to the one of least loss that satisfies the model, until
-                 none does. Its loss bounds the optimum from above.
-    2. classify  only nodes whose lower bound is within the best loss found matter. Entropy and
-                 height: top-down, every such node of unknown state at the highest height (a node
-                 that fails there settles everything below it). Discernibility: binary search over
-                 heights, every node of unknown state at the middle height.
-    3. minimize  the least loss among satisfying nodes: a satisfying node not yet evaluated is
-                 skipped when its lower bound, or the bound an evaluated node below it gives (every
-                 record's loss only grows with generalization; a suppressed record costs at least
-                 k, or its loss at the node below), exceeds the best found; else evaluated, lowest
-                 first. Ties: least height, then the smallest levels in the order the columns come.
-    4. report    the chosen node's figures, and for each quasi-identifier how many suppressed
-                 records one more step on it would rescue.
+  Each phase is a macro of its own in macros/records/search/, whose header says what it reads
+  and writes; this one only strings them together. The state they share is the dict the first
+  returns (`search`): the scratch tables' names (`tables`), the packed words, the budget, and the
+  number of the last batch evaluated (`progress`, _records_search_batch).
+
+    0. classes   (_records_search_classes) the session (_search_session: scratch names, the
+                 planner settings, the timers), the class table and its words
+       lattice   (_records_search_lattice) every node, with its loss's lower bound
+    1. descend   (_records_search_descend; entropy, height) from the most general node,
+                 greedily: evaluate the node's direct predecessors and step to the one of least
+                 loss that satisfies the model, until none does. Its loss bounds the optimum
+                 from above.
+    2. classify  (_records_search_classify) only nodes whose lower bound is within the best loss
+                 found matter. Entropy and height: top-down, every such node of unknown state at
+                 the highest height (a node that fails there settles everything below it).
+                 Discernibility: binary search over heights, every node of unknown state at the
+                 middle height.
+    3. minimize  (_records_search_minimize) the least loss among satisfying nodes: a satisfying
+                 node not yet evaluated is skipped when its lower bound, or the bound an
+                 evaluated node below it gives (every record's loss only grows with
+                 generalization; a suppressed record costs at least k, or its loss at the node
+                 below), exceeds the best found; else evaluated, lowest first. Ties: least
+                 height, then the smallest levels in the order the columns come.
+    4. report    (_records_search_report) the chosen node's figures, and for each
+                 quasi-identifier how many suppressed records one more step on it would rescue.
+
+  Naming: a node's level of quasi-identifier i is _k_l<i>, its number _k_node and height
+  _k_height; a class's packed label words _k_w<j>, a node's masks of them _k_m<j>, and a class's
+  labels at a node (a word masked) _k_k<j>. The evaluation's CTEs: _k_batch (the nodes of a
+  batch), _k_at (every class at each of them), _k_cls and _k_judged (the classes at a node, and
+  their fate: _records_judge_ctes), _k_nodes (each node's figures), _k_people (its people
+  suppressed).
 
   No node satisfying the model within the budget refuses the release (reported from the most
   general node: how far it is from k, or from l).
 -#}
 {% macro _records_search(plan) %}
-  {%- set scan_started = modules.datetime.datetime.now() -%}
-  {%- set suffix = kanon._scratch_suffix() -%}
-  {%- set t = {'classes': kanon._scratch_name('_kanon_rc_' ~ suffix), 'lattice': kanon._scratch_name('_kanon_rl_' ~ suffix),
-      'evals': kanon._scratch_name('_kanon_re_' ~ suffix), 'packed': kanon._scratch_name('_kanon_rw_' ~ suffix)} -%}
-  {%- set ql = kanon._records_levels(plan) -%}
-  {%- set settings = kanon._records_search_settings() -%}
-  {%- if settings -%}{%- do run_query(settings) -%}{%- endif -%}
-  {%- do kanon._records_drop_temporary(t) -%}
-  {#- in stages on Spark: as one statement there, every label table's CTE scanned the relation again -#}
-  {%- do kanon._scratch_create(t.classes, kanon._records_class_table_sql(plan), in_stages=true) -%}
-  {%- set word_bits = var('kanon_records_word_bits', 62) -%}
-  {%- do kanon._check_whole_number(word_bits, 'the var kanon_records_word_bits', kanon._who('kanon.release_records'), minimum=1, maximum=62) -%}
-  {%- set words = kanon._records_pack_classes(plan, t, word_bits) -%}
-  {#- timed apart: the one scan into the class table, and the search on it -#}
-  {%- set started = modules.datetime.datetime.now() -%}
-
-  {#- what goes in, and the budget in the suppression unit -#}
-  {%- set totals = run_query('select coalesce(sum(_k_n), 0), '
-      ~ ('count(distinct _k_person)' if plan.privacy_unit is not none else 'coalesce(sum(_k_n), 0)')
-      ~ ', count(*) from ' ~ t.classes).rows[0] -%}
-  {%- set records_in = totals[0] | int -%}
-  {%- set people_in = totals[1] | int -%}
-  {%- set total_unit = people_in if plan.suppression_unit == 'people' else records_in -%}
-  {%- set limit = (plan.max_suppression * total_unit + 1e-9) | round(0, 'floor') | int -%}
-  {%- set monotone = not (plan.l is not none and plan.diversity == 'entropy' and limit > 0) -%}
-  {#- A batch groups (its nodes x the class table) rows at once: at most kanon_records_batch_rows
-      of them (default 20 million), so that memory stays bounded however large the table. -#}
-  {%- set class_rows = totals[2] | int -%}
-  {%- set batch_rows = var('kanon_records_batch_rows', 20000000) -%}
-  {%- do kanon._check_whole_number(batch_rows, 'the var kanon_records_batch_rows', kanon._who('kanon.release_records'), minimum=1) -%}
-  {%- set search = {'records_in': records_in, 'people_in': people_in, 'limit': limit, 'monotone': monotone,
-      'tables': t, 'words': words,
-      'chunk': [1, batch_rows // [class_rows, 1] | max] | max} -%}
-
-  {%- if records_in == 0 -%}
-    {#- nothing to generalize: the finest node, with nothing suppressed -#}
-    {%- do kanon._records_drop_temporary(t) -%}
-    {%- set node = {'_k_node': 0, '_k_height': 0, '_k_suppressed_records': 0, '_k_missing_records': 0, '_k_loss_height': 0,
-        '_k_loss_discernibility': 0, '_k_loss_non_uniform_entropy': 0} -%}
-    {%- for qi in plan.qis -%}{%- do node.update({'_k_l' ~ qi.index: 0}) -%}{%- endfor -%}
-    {%- set empty = {'classes': 0, 'records': 0, 'people': 0} -%}
-    {{ return(dict(search, node=node, details={'kept': empty, 'too_small': empty, 'not_diverse': empty, 'missing': empty},
-        rescue=[], refused=none, nodes_evaluated=0, search_seconds=0, scan_seconds=0)) }}
+  {%- set search = kanon._records_search_classes(plan) -%}
+  {%- if search.records_in == 0 -%}
+    {{ return(kanon._records_search_nothing(plan, search)) }}
   {%- endif -%}
-
-  {#- the lattice: every combination of levels, its height, a node number and its loss's lower bound -#}
-  {%- set lower_bound = kanon._records_lower_bound(plan, search) -%}
-  {%- set lattice_sql -%}
-    select
-      {%- for qi in plan.qis %}
-      _k_t{{ qi.index }}._k_l{{ qi.index }},
-      {%- endfor %}
-      {{ ql | join(' + ') }} as _k_height,
-      {%- set ns = namespace(radix=1, terms=[]) %}
-      {%- for qi in plan.qis | reverse %}
-      {%- do ns.terms.append(('_k_l' ~ qi.index) ~ ' * ' ~ ns.radix) %}
-      {%- set ns.radix = ns.radix * (qi.depth + 1) %}
-      {%- endfor %}
-      {{ ns.terms | join(' + ') }} as _k_node,
-      {{ lower_bound }} as _k_lb,
-      {%- for mask in kanon._records_word_masks(plan, search.words) %}
-      {{ mask }},
-      {%- endfor %}
-      cast(null as {{ dbt.type_string() }}) as _k_state,
-      0 as _k_evaluated
-    from
-      {%- for qi in plan.qis %}
-      (values {% for level in range(qi.depth + 1) %}({{ level }}){% if not loop.last %}, {% endif %}{% endfor %}) as _k_t{{ qi.index }} (_k_l{{ qi.index }}){% if not loop.last %} cross join{% endif %}
-      {%- endfor %}
-  {%- endset -%}
-  {%- do kanon._scratch_create(t.lattice, lattice_sql) -%}
-  {%- do kanon._scratch_analyze(t.lattice) -%}
-
-  {%- set loss_column = '_k_loss_' ~ plan.loss -%}
-  {%- set order = loss_column ~ ', _k_height, ' ~ (ql | join(', ')) -%}
-  {%- set top_down = plan.loss != 'discernibility' -%}
-  {%- set ns = namespace(batch=0, created=false, done=not top_down, levels=[]) -%}
-  {#- 1. descend: from the top, to the best satisfying direct predecessor, while there is one -#}
-  {%- for qi in plan.qis -%}{%- do ns.levels.append(qi.depth) -%}{%- endfor -%}
-  {%- for step in range(plan.max_height + 1) if not ns.done -%}
-    {%- set steps = [ns.levels] if step == 0 else kanon._records_predecessors(plan, ns.levels) -%}
-    {%- set among = [] -%}
-    {%- for levels in steps -%}{%- do among.append(kanon._records_node_condition(plan, levels)) -%}{%- endfor -%}
-    {%- set among = '(' ~ (among | join(' or ')) ~ ')' if among else '1 = 0' -%}
-    {%- set ns.batch = ns.batch + 1 -%}
-    {%- do kanon._records_evaluate_batch(plan, search, ns.batch, '_k_evaluated = 0 and ' ~ among, not ns.created, at_most=steps | length) -%}
-    {%- set ns.created = true -%}
-    {%- do kanon._records_propagate(plan, search, ns.batch) -%}
-    {%- set next = kanon._records_node_row(search, 'select * from ' ~ t.evals ~ ' where _k_passes = 1 and ' ~ among ~ ' order by ' ~ order ~ ' limit 1') -%}
-    {%- if next is none -%}
-      {%- set ns.done = true -%}
-    {%- else -%}
-      {%- set ns.levels = kanon._records_node_levels(plan, next) -%}
-    {%- endif -%}
-  {%- endfor -%}
-
-  {#- 2. classify -#}
-  {%- set ns.done = false -%}
-  {%- for _ in range(plan.max_height + 2) if not ns.done -%}
-    {%- set unknown = '_k_state is null' ~ kanon._records_within_best(plan, search, loss_column) -%}
-    {%- if top_down -%}
-      {%- set height = run_query('select max(_k_height) from ' ~ t.lattice ~ ' where ' ~ unknown).rows[0][0] -%}
-    {%- else -%}
-      {#- the height of unknown nodes nearest the middle of their span (each batch settles one) -#}
-      {%- set middle = run_query('select _k_height from ' ~ t.lattice ~ ' where ' ~ unknown ~ ' group by _k_height order by abs(2 * _k_height - '
-          ~ '(select min(_k_height) + max(_k_height) from ' ~ t.lattice ~ ' where ' ~ unknown ~ ')), _k_height limit 1').rows -%}
-      {%- set height = middle[0][0] if middle else none -%}
-    {%- endif -%}
-    {%- if height is none -%}
-      {%- set ns.done = true -%}
-    {%- else -%}
-      {%- set ns.batch = ns.batch + 1 -%}
-      {%- do kanon._records_evaluate_batch(plan, search, ns.batch, unknown ~ ' and _k_height = ' ~ (height | int), not ns.created, lean=top_down) -%}
-      {%- set ns.created = true -%}
-      {%- if top_down -%}
-        {#- most of these nodes fail and need no loss: the few that pass are evaluated again, in full -#}
-        {%- do kanon._records_complete_batch(plan, search, ns.batch) -%}
-      {%- endif -%}
-      {%- do kanon._records_propagate(plan, search, ns.batch) -%}
-    {%- endif -%}
-  {%- endfor -%}
-
-  {#- 3. minimize -#}
-  {%- set ns.done = plan.loss == 'height' -%}
-  {%- for _ in range(plan.max_height + 2) if not ns.done -%}
-    {%- set best = run_query('select min(' ~ loss_column ~ ') from ' ~ t.evals ~ ' where _k_passes = 1').rows[0][0] -%}
-    {%- set open = "_k_state = 'pass' and _k_evaluated = 0" ~ kanon._records_within_best(plan, search, loss_column) ~ ((' and not exists (select 1 from ' ~ t.evals ~ ' as _k_e where _k_e._k_bound > ' ~ best
-        ~ ' and ' ~ kanon._records_at_least(plan, t.lattice, '_k_e') ~ ')') if best is not none else '') -%}
-    {%- set lowest = run_query('select min(_k_height) from ' ~ t.lattice ~ ' where ' ~ open).rows[0][0] -%}
-    {%- if lowest is none -%}
-      {%- set ns.done = true -%}
-    {%- else -%}
-      {%- set ns.batch = ns.batch + 1 -%}
-      {%- do kanon._records_evaluate_batch(plan, search, ns.batch, open ~ ' and _k_height = ' ~ lowest, not ns.created) -%}
-      {%- set ns.created = true -%}
-      {%- do kanon._records_mark_evaluated(t, ns.batch) -%}
-    {%- endif -%}
-  {%- endfor -%}
-
-  {#- 4. the chosen node (by height: the lowest satisfying node, evaluated if it was inferred) -#}
-  {%- if plan.loss == 'height' -%}
-    {%- set chosen = run_query('select _k_node, _k_evaluated from ' ~ t.lattice ~ " where _k_state = 'pass' order by _k_height, " ~ (ql | join(', ')) ~ ' limit 1').rows -%}
-    {%- if chosen and chosen[0][1] | int == 0 -%}
-      {%- set ns.batch = ns.batch + 1 -%}
-      {%- do kanon._records_evaluate_batch(plan, search, ns.batch, '_k_node = ' ~ chosen[0][0], not ns.created, at_most=1) -%}
-      {%- set ns.created = true -%}
-    {%- endif -%}
-  {%- endif -%}
-  {%- set evaluated = run_query('select count(*) from ' ~ t.evals).rows[0][0] | int -%}
-  {%- set best = kanon._records_node_row(search, 'select * from ' ~ t.evals ~ ' where _k_passes = 1 order by ' ~ order ~ ' limit 1') -%}
-  {%- set refused = none -%}
-  {%- if best is none -%}
-    {#- nothing satisfies the model: say how far the most general node is from it -#}
-    {%- set top = kanon._records_node_row(search, 'select * from ' ~ t.evals ~ ' where _k_height = ' ~ plan.max_height) -%}
-    {%- if top is none -%}
-      {%- set ns.batch = ns.batch + 1 -%}
-      {%- do kanon._records_evaluate_batch(plan, search, ns.batch, '_k_height = ' ~ plan.max_height, not ns.created) -%}
-      {%- set top = kanon._records_node_row(search, 'select * from ' ~ t.evals ~ ' where _k_height = ' ~ plan.max_height) -%}
-    {%- endif -%}
-    {%- set refused = kanon._records_refusal(plan, search, top) -%}
-    {%- set best = top -%}
-  {%- endif -%}
-  {%- set details = kanon._records_node_details(plan, search, best) -%}
-  {%- set rescue = [] if refused is not none else kanon._records_rescue(plan, search, best) -%}
-  {%- do kanon._records_drop_temporary(t) -%}
-  {%- set seconds = (modules.datetime.datetime.now() - started).total_seconds() -%}
-  {{ return(dict(search, node=best, details=details, rescue=rescue, refused=refused, nodes_evaluated=evaluated,
-      search_seconds=(seconds | round(3)), scan_seconds=((started - scan_started).total_seconds() | round(3)))) }}
+  {%- do kanon._records_search_lattice(plan, search) -%}
+  {%- do kanon._records_search_descend(plan, search) -%}
+  {%- do kanon._records_search_classify(plan, search) -%}
+  {%- do kanon._records_search_minimize(plan, search) -%}
+  {{ return(kanon._records_search_report(plan, search)) }}
 {% endmacro %}
 
-{#- The lattice's `_k_lb`: a lower bound on a node's loss, known without evaluating it. Non-uniform
-    entropy: the loss with nothing suppressed beyond the records suppressed up front (whose loss
-    is the top's whatever the node), from one pass over the class table; a suppressed record
-    costs its loss at the top, which no node's loss of it exceeds. Height: the height.
-    Discernibility: none (0). -#}
-{% macro _records_lower_bound(plan, search) %}
-  {%- set double = kanon._records_double() -%}
-  {%- if plan.loss == 'height' -%}
-    {{ return('cast(' ~ (kanon._records_levels(plan) | join(' + ')) ~ ' as ' ~ double ~ ')') }}
-  {%- elif plan.loss == 'discernibility' -%}
-    {{ return('cast(0 as ' ~ double ~ ')') }}
-  {%- endif -%}
-  {%- set sums = ['coalesce(sum(case when _k_missing = 1 then _k_n * _k_nue_top else 0 end), 0)'] -%}
-  {%- for qi in plan.qis -%}
-    {%- for level in range(1, qi.depth + 1) -%}
-      {%- do sums.append('coalesce(sum(case when _k_missing = 0 then _k_n * _k_q' ~ qi.index ~ '_nue' ~ level ~ ' else 0 end), 0)') -%}
-    {%- endfor -%}
-  {%- endfor -%}
-  {%- set row = run_query('select ' ~ (sums | join(', ')) ~ ' from ' ~ search.tables.classes).rows[0] -%}
-  {%- set ns = namespace(at=1) -%}
-  {%- set terms = [(row[0] | float) ~ ''] -%}
-  {%- for qi in plan.qis -%}
-    {%- set cases = [] -%}
-    {%- for level in range(1, qi.depth + 1) -%}
-      {%- do cases.append('when ' ~ level ~ ' then ' ~ (row[ns.at] | float)) -%}
-      {%- set ns.at = ns.at + 1 -%}
-    {%- endfor -%}
-    {%- do terms.append('case _k_l' ~ qi.index ~ ' ' ~ (cases | join(' ')) ~ ' else 0 end') -%}
-  {%- endfor -%}
-  {{ return('cast(' ~ (terms | join(' + ')) ~ ' as ' ~ double ~ ')') }}
+{#- Evaluates the lattice nodes matching `condition` as the search's next batch
+    (_records_evaluate_batch: `lean`, `at_most`), creating the evals table the first time; returns
+    the batch's number. -#}
+{% macro _records_search_batch(plan, search, condition, lean=false, at_most=none) %}
+  {%- set progress = search.progress -%}
+  {%- do progress.update({'batch': progress.batch + 1}) -%}
+  {%- do kanon._records_evaluate_batch(plan, search, progress.batch, condition, not progress.created, lean=lean, at_most=at_most) -%}
+  {%- do progress.update({'created': true}) -%}
+  {{ return(progress.batch) }}
 {% endmacro %}
 
-{#- ` and _k_lb <= <the best loss found>` (with room for rounding), or '' while none is found or
-    the metric has no bound: which nodes can still hold the optimum. -#}
-{% macro _records_within_best(plan, search, loss_column) %}
-  {%- if plan.loss == 'discernibility' -%}
-    {{ return('') }}
-  {%- endif -%}
-  {%- set best = run_query('select min(' ~ loss_column ~ ') from ' ~ search.tables.evals ~ ' where _k_passes = 1').rows[0][0] -%}
-  {%- if best is none -%}
-    {{ return('') }}
-  {%- endif -%}
-  {%- set best = best | float -%}
-  {{ return(' and _k_lb <= ' ~ (best + 1e-6 * ([best | abs, 1.0] | max))) }}
-{% endmacro %}
-
-{#- The levels of a node's direct predecessors (one column one level finer), as lists. -#}
-{% macro _records_predecessors(plan, levels) %}
-  {%- set out = [] -%}
-  {%- for qi in plan.qis if levels[qi.index] > 0 -%}
-    {%- set down = levels | list -%}
-    {%- do down.pop(qi.index) -%}
-    {%- do down.insert(qi.index, levels[qi.index] - 1) -%}
-    {%- do out.append(down) -%}
-  {%- endfor -%}
-  {{ return(out) }}
+{#- The order that picks the best of satisfying nodes: least loss, then least height, then the
+    smallest levels in the order the columns come. -#}
+{% macro _records_search_order(plan) %}
+  {{ return('_k_loss_' ~ plan.loss ~ ', _k_height, ' ~ (kanon._records_levels(plan) | join(', '))) }}
 {% endmacro %}
 
 {#- ['_k_l0', '_k_l1', ...]: the lattice's level columns, in the order the columns come. -#}
@@ -277,10 +95,9 @@
   {{ return(parts | join(' and ')) }}
 {% endmacro %}
 
+{#- Drops the search's scratch tables (the class table is the packed one once packed). -#}
 {% macro _records_drop_temporary(t) %}
-  {%- for name in [t.evals, t.lattice, t.classes, t.packed] | unique -%}
-    {%- do run_query('drop table if exists ' ~ name) -%}
-  {%- endfor -%}
+  {%- do kanon._search_drop([t.evals, t.lattice, t.classes, t.packed]) -%}
 {% endmacro %}
 
 {#- Evaluates the lattice nodes matching `condition` into the evals table (creating it the first
@@ -396,74 +213,6 @@ _k_at as (
     {%- for qi in plan.qis -%}{%- do keys.append('_k_g' ~ qi.index) -%}{%- endfor -%}
   {%- endif -%}
   {{ return(keys) }}
-{% endmacro %}
-
-{#- Every level's label code of a class, packed once into whole words (_k_w<j>), so that a class's
-    labels at a node are one bitwise `and` per word with the node's mask, not a CASE per column per
-    class and node (measured: 2.4 times faster on Adult's largest batch on DuckDB). A field per
-    column and level, as wide as its codes need (a level of one label needs none), laid into words
-    of at most `word_bits` bits in order (a field wider than that gets a word of its own; no field
-    exceeds 62 bits, since no level has more labels than records). A node's mask keeps the field of
-    each column's level at the node. The class table is copied once, with only what the search
-    reads (no label text, no codes: the words hold them), and dropped; `tables.classes` then names
-    the copy. Returns the words: [[{qi, level, offset, bits}, ...], ...]. -#}
-{% macro _records_pack_classes(plan, t, word_bits=62) %}
-  {%- set sizes = [] -%}
-  {%- for qi in plan.qis -%}{%- for level in range(qi.depth + 1) -%}
-    {%- do sizes.append('max(_k_q' ~ qi.index ~ '_c' ~ level ~ ') + 1') -%}
-  {%- endfor -%}{%- endfor -%}
-  {%- set row = run_query('select ' ~ (sizes | join(', ')) ~ ' from ' ~ t.classes).rows[0] -%}
-  {%- set ns = namespace(at=0, offset=0) -%}
-  {%- set words = [] -%}
-  {%- for qi in plan.qis -%}{%- for level in range(qi.depth + 1) -%}
-    {%- set bits = (((row[ns.at] or 1) | int) - 1).bit_length() -%}
-    {%- set ns.at = ns.at + 1 -%}
-    {%- if bits > 0 -%}
-      {%- if not words or ns.offset + bits > word_bits -%}
-        {%- do words.append([]) -%}
-        {%- set ns.offset = 0 -%}
-      {%- endif -%}
-      {%- do words[-1].append({'qi': qi.index, 'level': level, 'offset': ns.offset, 'bits': bits}) -%}
-      {%- set ns.offset = ns.offset + bits -%}
-    {%- endif -%}
-  {%- endfor -%}{%- endfor -%}
-  {%- set columns = ['_k_missing', '_k_n'] + (['_k_person'] if plan.privacy_unit is not none else []) -%}
-  {%- for name in plan.sensitive -%}{%- do columns.append('_k_s' ~ loop.index0) -%}{%- endfor -%}
-  {%- for qi in plan.qis -%}{%- for level in range(1, qi.depth + 1) -%}
-    {%- do columns.append('_k_q' ~ qi.index ~ '_nue' ~ level) -%}
-  {%- endfor -%}{%- endfor -%}
-  {%- do columns.append('_k_nue_top') -%}
-  {%- for word in words -%}
-    {%- set terms = [] -%}
-    {%- for field in word -%}
-      {%- do terms.append('cast(_k_q' ~ field.qi ~ '_c' ~ field.level ~ ' as ' ~ dbt.type_bigint() ~ ') * ' ~ (2 ** field.offset)) -%}
-    {%- endfor -%}
-    {%- do columns.append((terms | join(' + ')) ~ ' as _k_w' ~ loop.index0) -%}
-  {%- endfor -%}
-  {%- do kanon._scratch_create(t.packed, 'select ' ~ (columns | join(', ')) ~ ' from ' ~ t.classes) -%}
-  {%- do run_query('drop table if exists ' ~ t.classes) -%}
-  {%- do t.update({'classes': t.packed}) -%}
-  {%- do kanon._scratch_analyze(t.classes) -%}
-  {{ return(words) }}
-{% endmacro %}
-
-{#- A node's mask for each packed word (from its levels, _k_l<i>): [`<expr> as _k_m<j>`, ...]. The
-    lattice stores them, computed once per node: in the evaluation's SQL, Postgres would compute
-    them again for every class and node (it flattens the subquery into the join). -#}
-{% macro _records_word_masks(plan, words) %}
-  {%- set masks = [] -%}
-  {%- for word in words -%}
-    {%- set by_qi = {} -%}
-    {%- for field in word -%}
-      {%- do by_qi.setdefault(field.qi, []).append('when ' ~ field.level ~ ' then ' ~ (((2 ** field.bits) - 1) * (2 ** field.offset))) -%}
-    {%- endfor -%}
-    {%- set terms = [] -%}
-    {%- for qi, whens in by_qi.items() -%}
-      {%- do terms.append('cast(case _k_l' ~ qi ~ ' ' ~ (whens | join(' ')) ~ ' else 0 end as ' ~ dbt.type_bigint() ~ ')') -%}
-    {%- endfor -%}
-    {%- do masks.append((terms | join(' + ')) ~ ' as _k_m' ~ loop.index0) -%}
-  {%- endfor -%}
-  {{ return(masks) }}
 {% endmacro %}
 
 {#- One row per node of `batch_sql` (_k_node, _k_height, _k_l<i>, _k_batch): its classes and
@@ -586,89 +335,3 @@ inner join _k_people on _k_people._k_node = _k_batch._k_node
   {{ return('(' ~ (parts | join(' and ')) ~ ')') }}
 {% endmacro %}
 
-{#- The chosen node's classes, records and people by fate (kept, too_small, not_diverse,
-    missing): {fate: {classes, records, people}}. -#}
-{% macro _records_node_details(plan, search, node) %}
-  {%- set keys = kanon._records_node_keys(plan, search) -%}
-  {%- set batch_sql = 'select ' ~ kanon._records_batch_columns(plan, search) ~ ' from ' ~ search.tables.lattice
-      ~ ' where _k_node = ' ~ node._k_node -%}
-  {%- set sql -%}
-    {{ kanon._records_at_ctes(plan, search, batch_sql, keys) }}
-    _k_fates as (
-      select _k_fate, count(*) as _k_classes, sum(_k_records) as _k_records from _k_judged group by _k_fate
-    ),
-    _k_people as (
-      select _k_judged._k_fate, {{ 'count(distinct _k_at._k_person)' if plan.privacy_unit is not none else 'sum(_k_at._k_n)' }} as _k_people
-      from _k_at
-      inner join _k_judged on
-        {%- for key in keys %} {% if not loop.first %}and {% endif %}_k_judged.{{ key }} = _k_at.{{ key }}{%- endfor %}
-      group by _k_judged._k_fate
-    )
-    select _k_fates._k_fate, _k_fates._k_classes, _k_fates._k_records, _k_people._k_people
-    from _k_fates
-    inner join _k_people on _k_people._k_fate = _k_fates._k_fate
-  {%- endset -%}
-  {%- set details = {} -%}
-  {%- for fate in ['kept', 'too_small', 'not_diverse', 'missing'] -%}
-    {%- do details.update({fate: {'classes': 0, 'records': 0, 'people': 0}}) -%}
-  {%- endfor -%}
-  {%- for row in run_query(sql).rows -%}
-    {%- do details.update({row[0]: {'classes': row[1] | int, 'records': row[2] | int, 'people': row[3] | int}}) -%}
-  {%- endfor -%}
-  {{ return(details) }}
-{% endmacro %}
-
-{#- For each quasi-identifier below its top level: how many of the node's suppressed records one
-    more step on it alone would keep. [{column, records}], largest first. -#}
-{% macro _records_rescue(plan, search, node) %}
-  {%- set levels = kanon._records_node_levels(plan, node) -%}
-  {%- set steps = [] -%}
-  {%- for qi in plan.qis if levels[qi.index] < qi.depth -%}
-    {%- set up = levels | list -%}
-    {%- do up.pop(qi.index) -%}
-    {%- do up.insert(qi.index, levels[qi.index] + 1) -%}
-    {%- do steps.append((qi.name, up)) -%}
-  {%- endfor -%}
-  {%- if not steps or (node._k_suppressed_records | int) == 0 -%}
-    {{ return([]) }}
-  {%- endif -%}
-  {%- set conditions = [] -%}
-  {%- for name, up in steps -%}{%- do conditions.append(kanon._records_node_condition(plan, up)) -%}{%- endfor -%}
-  {%- set batch_sql = 'select ' ~ kanon._records_batch_columns(plan, search) ~ ', 0 as _k_batch from '
-      ~ search.tables.lattice ~ ' where ' ~ (conditions | join(' or ')) -%}
-  {%- set result = run_query(kanon._records_evaluate_sql(plan, search, batch_sql)) -%}
-  {%- set by_levels = {} -%}
-  {%- for row in result.rows -%}
-    {%- set levels_of = [] -%}
-    {%- for qi in plan.qis -%}{%- do levels_of.append(row[result.column_names.index('_k_l' ~ qi.index)] | int) -%}{%- endfor -%}
-    {%- do by_levels.update({levels_of | join(','): row[result.column_names.index('_k_suppressed_records')] | int}) -%}
-  {%- endfor -%}
-  {%- set rescue = [] -%}
-  {%- for name, up in steps -%}
-    {%- do rescue.append({'column': name, 'records': (node._k_suppressed_records | int) - by_levels.get(up | join(','), node._k_suppressed_records | int)}) -%}
-  {%- endfor -%}
-  {{ return(rescue | sort(attribute='records', reverse=true)) }}
-{% endmacro %}
-
-{#- Why no node satisfies the model, from the most general node: {check, reason}. Counts only. -#}
-{% macro _records_refusal(plan, search, top) %}
-  {%- set budget = search.limit ~ ' ' ~ plan.suppression_unit ~ ' (max_suppression=' ~ plan.max_suppression ~ ')' -%}
-  {%- set missing = top._k_missing_records | int -%}
-  {%- set small = top._k_too_small_records | int -%}
-  {%- set thin = top._k_not_diverse_records | int -%}
-  {%- if missing > search.limit -%}
-    {%- set check = 'missing_values' -%}
-    {%- set reason = missing ~ " record(s) are suppressed up front (a NULL privacy unit" ~ (", or a missing quasi-identifier under missing_value_policy='suppress'" if plan.missing_value_policy == 'suppress' else '')
-        ~ "), more than the suppression budget of " ~ budget -%}
-  {%- elif small + missing > search.limit or plan.l is none -%}
-    {%- set check = 'too_small' -%}
-    {%- set reason = "no generalization reaches k=" ~ plan.k ~ " within the suppression budget of " ~ budget ~ ": even the most general node leaves "
-        ~ small ~ " record(s) in " ~ top._k_classes_too_small ~ " class(es) below k" ~ ((" and " ~ missing ~ " suppressed up front") if missing else '') -%}
-  {%- else -%}
-    {%- set check = 'not_diverse' -%}
-    {%- set reason = "no generalization reaches l=" ~ plan.l ~ " (" ~ plan.diversity ~ " l-diversity) within the suppression budget of " ~ budget
-        ~ ": even the most general node leaves " ~ thin ~ " record(s) in " ~ top._k_classes_not_diverse ~ " class(es) that are not " ~ plan.l ~ "-diverse"
-        ~ ((" and " ~ small ~ " below k") if small else '') -%}
-  {%- endif -%}
-  {{ return({'check': check, 'reason': reason}) }}
-{% endmacro %}

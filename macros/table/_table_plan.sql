@@ -50,6 +50,47 @@
         ~ (" or hide_zeros=true" if not hide_zeros else "") ~ ", or a larger k") }}
   {%- endif -%}
 
+  {%- set named = kanon._table_plan_dimension_names(who, dimensions, hierarchies, row_dimension, column_dimension) -%}
+  {%- set dimensions, hierarchies = named.dimensions, named.hierarchies -%}
+
+  {#- Published columns: per dimension its label, <d>_level and, with a hierarchy, <d>_parent;
+      the count, status and display; per dimension <d>_additive. -#}
+  {%- set outputs = [] -%}
+  {%- for d in dimensions -%}
+    {%- do outputs.append(('dimension', d)) -%}
+    {%- do outputs.append(('level column of ' ~ d, d ~ '_level')) -%}
+    {%- if d in hierarchies -%}{%- do outputs.append(('parent column of ' ~ d, d ~ '_parent')) -%}{%- endif -%}
+  {%- endfor -%}
+  {%- do outputs.extend([('count_column', count_column), ('the status column', 'status'), ('the display column', 'display')]) -%}
+  {%- for d in dimensions -%}{%- do outputs.append(('additive column of ' ~ d, d ~ '_additive')) -%}{%- endfor -%}
+  {%- do kanon._check_published_columns(outputs, who,
+      'each dimension, <dimension>_level (and <dimension>_parent with a hierarchy), the count column, status, display and <dimension>_additive') -%}
+
+  {#- The relation's real column names, as the warehouse resolves them. -#}
+  {%- set source = kanon._relation_columns(relation, who) -%}
+  {%- set unit = kanon._resolve_column(privacy_unit, source.columns, 'privacy_unit', relation, who) if privacy_unit is not none else none -%}
+  {%- set dims = kanon._table_plan_dims(who, relation, source, unit, dimensions, hierarchies) -%}
+
+  {{ return({
+      'who': who,
+      'relation': relation,
+      'privacy_unit': unit,
+      'count_rows': count_rows,
+      'dims': dims,
+      'k': k,
+      'count_column': count_column,
+      'hide_zeros': hide_zeros,
+      'total_label': total_label,
+      'null_unit': null_unit,
+      'protection': protection,
+      'step': step,
+      'linked': kanon._table_linked_plan(who, linked_to, relation, source.columns, dims, k, hide_zeros),
+  }) }}
+{% endmacro %}
+
+{#- The dimensions as named (a list) and their hierarchies (a mapping), from dimensions=[...] or the
+    two-way shorthand, checked: {dimensions, hierarchies}. -#}
+{% macro _table_plan_dimension_names(who, dimensions, hierarchies, row_dimension, column_dimension) %}
   {#- dimensions, or the two-way shorthand: one way of naming them, not both -#}
   {%- if dimensions is none -%}
     {%- if row_dimension is none and column_dimension is none -%}
@@ -84,23 +125,12 @@
           ~ (dimensions | join(', ')) ~ " (names must be spelled as in dimensions)") }}
     {%- endif -%}
   {%- endfor -%}
+  {{ return({'dimensions': dimensions, 'hierarchies': hierarchies}) }}
+{% endmacro %}
 
-  {#- Published columns: per dimension its label, <d>_level and, with a hierarchy, <d>_parent;
-      the count, status and display; per dimension <d>_additive. -#}
-  {%- set outputs = [] -%}
-  {%- for d in dimensions -%}
-    {%- do outputs.append(('dimension', d)) -%}
-    {%- do outputs.append(('level column of ' ~ d, d ~ '_level')) -%}
-    {%- if d in hierarchies -%}{%- do outputs.append(('parent column of ' ~ d, d ~ '_parent')) -%}{%- endif -%}
-  {%- endfor -%}
-  {%- do outputs.extend([('count_column', count_column), ('the status column', 'status'), ('the display column', 'display')]) -%}
-  {%- for d in dimensions -%}{%- do outputs.append(('additive column of ' ~ d, d ~ '_additive')) -%}{%- endfor -%}
-  {%- do kanon._check_published_columns(outputs, who,
-      'each dimension, <dimension>_level (and <dimension>_parent with a hierarchy), the count column, status, display and <dimension>_additive') -%}
-
-  {#- The relation's real column names, as the warehouse resolves them. -#}
-  {%- set source = kanon._relation_columns(relation, who) -%}
-  {%- set unit = kanon._resolve_column(privacy_unit, source.columns, 'privacy_unit', relation, who) if privacy_unit is not none else none -%}
+{#- plan.dims: each dimension with its real column (`source`: _relation_columns), hierarchy, level
+    columns and top level, checked against the privacy unit's column `unit` and one another. -#}
+{% macro _table_plan_dims(who, relation, source, unit, dimensions, hierarchies) %}
   {%- set dims = [] -%}
   {%- set seen = [] -%}
   {%- for d in dimensions -%}
@@ -125,20 +155,5 @@
       {%- do kanon._hierarchy_validate(dims[-1], who) -%}
     {%- endif -%}
   {%- endfor -%}
-
-  {{ return({
-      'who': who,
-      'relation': relation,
-      'privacy_unit': unit,
-      'count_rows': count_rows,
-      'dims': dims,
-      'k': k,
-      'count_column': count_column,
-      'hide_zeros': hide_zeros,
-      'total_label': total_label,
-      'null_unit': null_unit,
-      'protection': protection,
-      'step': step,
-      'linked': kanon._table_linked_plan(who, linked_to, relation, source.columns, dims, k, hide_zeros),
-  }) }}
+  {{ return(dims) }}
 {% endmacro %}
