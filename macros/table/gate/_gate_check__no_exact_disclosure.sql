@@ -19,7 +19,7 @@
   {%- set open_cells = kanon._scratch_name('_kanon_go_' ~ suffix) -%}
   {%- set scratch = [cells, t, theirs, open_cells] -%}
   {%- for i in range(n) -%}{%- do scratch.append(anc ~ i) -%}{%- endfor -%}
-  {%- for name in scratch -%}{%- do run_query('drop table if exists ' ~ name) -%}{%- endfor -%}
+  {%- do kanon._search_drop(scratch) -%}
   {#- linked (_table_linked): checked together with the linked table's cells, their statuses
       from its mart and their counts recounted from the events, once the mart is seen to agree -#}
   {%- set searched = kanon._table_recorded_plan(plan, k) -%}
@@ -40,7 +40,7 @@
   {%- do kanon._scratch_create(open_cells, kanon._table_open_cells_sql(n, t, anc, 'true', k, lo,
       bounds.limit, bounds.moves, step, glued), true) -%}
   {%- set open = run_query('select count(*) from ' ~ open_cells).rows[0][0] | int -%}
-  {%- for name in scratch -%}{%- do run_query('drop table if exists ' ~ name) -%}{%- endfor -%}
+  {%- do kanon._search_drop(scratch) -%}
   {{ return((open ~ " hidden cell(s) lie on no cube of hidden cells that could move"
       ~ (" by " ~ step if step > 1 else "") ~ " without changing a total: "
       ~ "the totals may give them away" ~ (" (or narrow them below the protection)" if step > 1 else "")) if open > 0 else '') }}
