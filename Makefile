@@ -106,7 +106,7 @@ compiled-integration: $(STAMP)
 	cd integration_tests && $(call LINT_ENV,integration) KANON_SCHEMA=lint_it ../$(BIN)/dbt deps --quiet \
 	  && $(call LINT_ENV,integration) KANON_SCHEMA=lint_it ../$(BIN)/dbt build --quiet --target-path $(LINT)/integration
 
-# The benchmark's models (python_helpers/kanon_tools/bench_project) are compiled like the
+# The benchmark's models (python_helpers/kanon_tools/dev/bench_project) are compiled like the
 # integration tests, since kanon's release macros read the columns of their events when they
 # compile. So they are built, offline, against a tiny generated dataset (both generator profiles)
 # in a scratch DuckDB file, from a copy of the project whose packages.yml names this checkout (a
@@ -123,7 +123,7 @@ compiled-bench: $(STAMP)
 	$(BIN)/python -m kanon_tools bench-table --generate-only --rows 40 --columns 10 --duckdb $(LINT)/bench.duckdb
 	$(BIN)/python -m kanon_tools bench-table --generate-only --shape 3d --rows 40 --columns 10 \
 	  --duckdb $(LINT)/bench.duckdb
-	$(BIN)/python -c 'import sys, pathlib, kanon_tools.bench as b; b.write_project(pathlib.Path(sys.argv[1]))' \
+	$(BIN)/python -c 'import sys, pathlib, kanon_tools.dev.bench as b; b.write_project(pathlib.Path(sys.argv[1]))' \
 	  $(LINT)/bench_project
 	cd $(LINT)/bench_project && $(BENCH_LINT_ENV) $(CURDIR)/$(BIN)/dbt deps --quiet \
 	  && $(BENCH_LINT_ENV) $(CURDIR)/$(BIN)/dbt build --quiet --target-path $(LINT)/bench \

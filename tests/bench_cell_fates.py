@@ -40,9 +40,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "python_helpers"))
 
-from kanon_tools import generate  # noqa: E402
-from kanon_tools.cli_types import count_list  # noqa: E402
+from kanon_tools.cli.types import count_list  # noqa: E402
 from kanon_tools.dbt_runner import DbtRunner  # noqa: E402
+from kanon_tools.dev import generate  # noqa: E402
 from kanon_tools.warehouse import postgres_params  # noqa: E402
 
 MODEL = """{{ config(materialized='k_anonymous', k=5, count_column='patrons') }}

@@ -14,6 +14,7 @@ from typing import Any, cast
 import pytest
 from kanon_tools import attack_report
 from kanon_tools.attack import Finding, InconsistentTable, Key, Status
+from kanon_tools.cli import attack as attack_cli
 from test_attack import WORKED
 from test_attack_nd import Dim, Event, emit, one_each, three_d, worked_emitted
 
@@ -211,7 +212,7 @@ def test_one_report_finds_what_the_single_report_audit_finds(emitted: dict[str, 
 def test_the_command_line_takes_several_reports(monkeypatch: pytest.MonkeyPatch,
                                                  capsys: pytest.CaptureFixture[str]) -> None:
     parser = argparse.ArgumentParser()
-    attack_report.register(parser.add_subparsers())
+    attack_cli.register(parser.add_subparsers())
     args = parser.parse_args(["attack", "--report", "A", "--report", "B", "--protection", "2"])
     assert (args.report, args.protection, args.func) == (["A", "B"], 2.0, attack_report.run_attack)
     assert parser.parse_args(["attack", "--report", "A"]).report == ["A"]

@@ -9,9 +9,11 @@ import argparse
 from pathlib import Path
 
 import pytest
-from kanon_tools.bench import SparkSettings
-from kanon_tools.bench_records import loss_list, statements_of_last_run
-from kanon_tools.bench_spark import RELEASE_MODELS, Case, Timed, markdown, release_models
+from kanon_tools.cli.bench_records import loss_list
+from kanon_tools.cli.bench_spark import release_models
+from kanon_tools.dev.bench import SparkSettings
+from kanon_tools.dev.bench_records import statements_of_last_run
+from kanon_tools.dev.bench_spark import RELEASE_MODELS, Case, Timed, markdown
 
 LOG = """\
 [0m10:00:00.000001 [debug] [Thread-1 (]: Began running node model.kanon_bench.records_release

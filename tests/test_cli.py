@@ -420,6 +420,6 @@ def test_generate_numbers_outside_their_range_are_usage_errors(
 @pytest.mark.parametrize(("text", "value"), [("1.005M", 1_005_000), ("2.01k", 2_010)])
 def test_decimal_counts_are_exact(text: str, value: int) -> None:
     """1.005M is 1,005,000: not refused because 1.005 * 1e6 is 1004999.9999999999 in binary floating point."""
-    from kanon_tools import generate as gen
+    from kanon_tools.cli import generate as generate_cli
 
-    assert gen._count(text) == value
+    assert generate_cli.events_count(text) == value

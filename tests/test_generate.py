@@ -19,8 +19,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import IN_CI, ROOT, postgres_unavailable_reason
-from kanon_tools import catalog
-from kanon_tools import generate as gen
+from kanon_tools.cli import generate as generate_cli
+from kanon_tools.dev import catalog
+from kanon_tools.dev import generate as gen
 from kanon_tools.warehouse import postgres_params
 
 SEEDS = ROOT / "seeds" / "example"
@@ -30,9 +31,9 @@ DIMENSIONS = {"title": "title", "branch": "branch", "age_band": "age_band"}
 
 
 def _run_cli(argv: list[str] | tuple[str, ...]) -> int:
-    """The `generate` sub-command on its own parser (as kanon_tools.__main__ registers it)."""
+    """The `generate` sub-command on its own parser (as kanon_tools.cli registers it)."""
     parser = argparse.ArgumentParser()
-    gen.register(parser.add_subparsers(dest="command", required=True))
+    generate_cli.register(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(list(argv))
     return int(args.func(args))
 
@@ -73,7 +74,7 @@ def test_committed_seeds_are_what_the_documented_command_writes(tmp_path: Path) 
     # Run it in a fresh interpreter with another hash seed: nothing may depend on set/dict order.
     script = (
         "import argparse, sys\n"
-        "from kanon_tools import generate as g\n"
+        "from kanon_tools.cli import generate as g\n"
         "p = argparse.ArgumentParser(); g.register(p.add_subparsers(dest='c', required=True))\n"
         "a = p.parse_args(sys.argv[1:]); sys.exit(a.func(a))\n"
     )
@@ -95,7 +96,7 @@ def test_committed_seeds_are_what_the_documented_command_writes(tmp_path: Path) 
 
 def test_defaults_are_the_committed_seed_arguments() -> None:
     parser = argparse.ArgumentParser()
-    gen.register(parser.add_subparsers(dest="command"))
+    generate_cli.register(parser.add_subparsers(dest="command"))
     args = parser.parse_args(["generate", "--out-csv", "x.csv"])
     assert (args.events, args.seed, args.key, args.year) == (5000, gen.DEFAULT_SEED, gen.DEFAULT_KEY, 2025)
     assert args.patrons is None and args.titles is None
@@ -353,7 +354,7 @@ def test_sampler_equals_searchsorted() -> None:
         weights[0] += 0.5  # zero weights allowed, but not all of them
         cum = np.cumsum(weights)
         x = np.concatenate([rng.random(20_000) * cum[-1], cum, np.nextafter(cum, 0), [0.0, cum[-1]]])
-        assert np.array_equal(gen._Sampler(cum).search(x), np.searchsorted(cum, x, side="right")), n
+        assert np.array_equal(gen.Sampler(cum).search(x), np.searchsorted(cum, x, side="right")), n
 
 
 def test_duckdb_write_matches_the_csv_path(tmp_path: Path) -> None:
@@ -430,7 +431,7 @@ def test_cli_needs_an_output(capsys: pytest.CaptureFixture[str]) -> None:
     ("text", "value"), [("5000", 5000), ("5_000", 5000), ("10k", 10_000), ("10M", 10_000_000), ("1e7", 10_000_000)]
 )
 def test_counts_accept_suffixes(text: str, value: int) -> None:
-    assert gen._count(text) == value
+    assert generate_cli.events_count(text) == value
 
 
 def test_cli_writes_several_outputs_from_one_pass(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""Fast unit tests of the reference oracle (kanon_tools.oracle) on hand-worked examples.
+"""Fast unit tests of the reference oracle (tests/oracles/counts.py) on hand-worked examples.
 
 No dbt and no warehouse: these pin the oracle to the documented semantics, so that the property
 tests (test_release_property.py) can trust it when they compare it with the SQL.
@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from kanon_tools.oracle import (
+from oracles.counts import (
     Event,
     Hierarchy,
     count_star,

@@ -3,7 +3,7 @@
 Fixtures: integration_tests/seeds/records (72 records of 64 patrons, with NULLs, a postal code the
 hierarchy lacks, free text and a column name with a space) and integration_tests/models/records.
 The expected node, loss and suppression of every release come from
-kanon_tools.records_reference, which evaluates every node of the lattice in Python from the
+kanon_tools.dev.records_reference, which evaluates every node of the lattice in Python from the
 definitions, not from kanon's SQL; the published records are checked against it row for row, and
 their classes by pycanon.
 """
@@ -19,7 +19,7 @@ from typing import Any
 import pandas as pd
 import pytest
 from conftest import INTEGRATION, ROOT, DbtProject, Warehouse, assert_bad_inputs_refused, copy_project
-from kanon_tools import records_reference as ref
+from kanon_tools.dev import records_reference as ref
 from kanon_tools.pseudonym_env import pseudonym, pseudonym_env
 from pycanon import anonymity
 
@@ -93,7 +93,7 @@ def built(warehouse_kind: str, make_warehouse: Any) -> tuple[DbtProject, Warehou
     return project, wh
 
 
-def _frame(wh: Warehouse, relation: str) -> pd.DataFrame:
+def read_frame(wh: Warehouse, relation: str) -> pd.DataFrame:
     conn = wh.connect()
     try:
         cur = conn.cursor()
@@ -107,11 +107,11 @@ def _frame(wh: Warehouse, relation: str) -> pd.DataFrame:
 def _reference(wh: Warehouse, model: str) -> tuple[ref.RecordsReference, list[str]]:
     qis, published, kwargs = CASES[model]
     resolved = {name: (_postal() if g == "postal" else g) for name, g in qis.items()}
-    data = _frame(wh, wh.relation("records_people"))
+    data = read_frame(wh, wh.relation("records_people"))
     return ref.RecordsReference(data, resolved, **kwargs), published
 
 
-def _plan(wh: Warehouse, model: str, status: str = "RELEASED") -> dict[str, Any]:
+def plan_of(wh: Warehouse, model: str, status: str = "RELEASED") -> dict[str, Any]:
     rows = wh.query(f"select release_plan from {wh.relation('kanon_audit_releases', AUDIT)} "
                     f"where report = '{model}' and status = '{status}' order by released_at desc limit 1")
     assert rows, f"no {status} release of {model}"
@@ -130,7 +130,7 @@ def test_the_chosen_node_is_the_brute_force_optimum(built: tuple[DbtProject, War
     reference, _ = _reference(wh, model)
     best, every = reference.brute_force()
     assert best is not None
-    plan = _plan(wh, model)
+    plan = plan_of(wh, model)
     assert plan["node"] == dict(zip(CASES[model][0], best.levels, strict=True)), (plan["loss"], best)
     assert plan["loss"]["height"] == best.height
     assert plan["loss"]["discernibility"] == best.discernibility
@@ -153,7 +153,7 @@ def test_the_published_records_are_the_reference_release(built: tuple[DbtProject
     reference, published = _reference(wh, model)
     best, _ = reference.brute_force()
     assert best is not None
-    out = _frame(wh, wh.relation(model))
+    out = read_frame(wh, wh.relation(model))
     assert list(out.columns) == published
     expected = reference.released(best.levels)
     if "patron_id" in published:  # published as its pseudonym
@@ -167,7 +167,7 @@ def test_pycanon_finds_the_published_records_k_anonymous_and_l_diverse(
 ) -> None:
     _, wh = built
     qis, _, kwargs = CASES[model]
-    out = _frame(wh, wh.relation(model)).astype(str)
+    out = read_frame(wh, wh.relation(model)).astype(str)
     assert anonymity.k_anonymity(out, list(qis)) >= kwargs["k"]
     if kwargs.get("diversity") == "entropy":
         assert anonymity.entropy_l_diversity(out, list(qis), ["diagnosis"]) >= kwargs["l"]
@@ -197,7 +197,7 @@ def test_the_audit_holds_no_value_of_the_records(built: tuple[DbtProject, Wareho
     assert groups == [(0,)]
     text = json.dumps([list(map(str, r)) for r in wh.query(
         f"select * from {wh.relation('kanon_audit_releases', AUDIT)} where report like 'records_%'")])
-    source = _frame(wh, wh.relation("records_people"))
+    source = read_frame(wh, wh.relation("records_people"))
     # every text and date of the records (numbers would match counts by chance)
     values = {str(v) for column in source.columns if column != "age"
               for v in source[column].dropna() if len(str(v)) >= 3}
@@ -229,7 +229,7 @@ def test_a_record_release_that_cannot_meet_the_model_is_refused(built: tuple[Dbt
                        f"where report = '{model}' and status = 'REFUSED'")
         assert row and row[0][0] == check and message in row[0][1], (model, row)
         if refused:
-            assert _plan(wh, model, "REFUSED")["refused"]["check"] == refused
+            assert plan_of(wh, model, "REFUSED")["refused"]["check"] == refused
     assert sorted(map(repr, wh.query(f"select * from {wh.relation('records_refusable')}"))) == before
     for model in ("records_not_diverse", "records_missing_refused", "records_tampered"):
         assert wh.query("select count(*) from information_schema.tables where table_name = '" + model + "' "
@@ -277,7 +277,8 @@ def test_the_plan_operation_profiles_the_risk_and_writes_nothing(built: tuple[Db
     assert summary["budget"] == {"share": 0.05, "unit": "records", "limit": 3}
     profile = summary["risk_profile"]
     reference = ref.RecordsReference(
-        _frame(wh, wh.relation("records_people")), {"age": ref.NumericBins([[20, 40, 60]]), "postal_code": _postal()},
+        read_frame(wh, wh.relation("records_people")),
+        {"age": ref.NumericBins([[20, 40, 60]]), "postal_code": _postal()},
         k=3, missing="suppress")
     sizes = Counter(tuple(r) for r in reference.labels((0, 0))[[f != "missing" for f in reference.fates((0, 0))]]
                     .itertuples(index=False))
@@ -359,7 +360,7 @@ def random_built(
 def test_random_tables_get_the_brute_force_optimum(random_built: tuple[Warehouse, dict[int, Any]], seed: int) -> None:
     wh, cases = random_built
     (_, kwargs), status = cases[seed]
-    data = _frame(wh, wh.relation(f"records_random_{seed}"))
+    data = read_frame(wh, wh.relation(f"records_random_{seed}"))
     qis = {"age": ref.NumericBins([[20, 30, 40, 50, 60], [20, 40, 60]]), "zone": ZONE, "kind": None}
     best, _ = ref.RecordsReference(data, qis, **kwargs).brute_force()
     model = f"records_random_model_{seed}"
@@ -369,10 +370,10 @@ def test_random_tables_get_the_brute_force_optimum(random_built: tuple[Warehouse
         assert statuses == [("REFUSED",)]
         return
     assert status == "success", status
-    plan = _plan(wh, model)
+    plan = plan_of(wh, model)
     assert plan["node"] == dict(zip(qis, best.levels, strict=True)), (kwargs, plan["loss"], best)
     published = ["age", "zone", "kind", "s"]
-    out = _frame(wh, wh.relation(model))
+    out = read_frame(wh, wh.relation(model))
     assert _texts(out, published) == _texts(ref.RecordsReference(data, qis, **kwargs).released(best.levels), published)
 
 
@@ -380,9 +381,9 @@ def test_an_identifier_is_replaced_by_its_keyed_hash(built: tuple[DbtProject, Wa
     """Each published record's patron_id is HMAC-SHA-256(key, patron_id), as Python computes it
     (so a file release and a warehouse release with the same key agree), and the raw ids are gone."""
     _, wh = built
-    out = _frame(wh, wh.relation("records_pseudonym"))
+    out = read_frame(wh, wh.relation("records_pseudonym"))
     assert list(out.columns) == ["patron_id", "age", "postal_code", "diagnosis"]
-    source = _frame(wh, wh.relation("records_people"))
+    source = read_frame(wh, wh.relation("records_people"))
     expected = {pseudonym(KEY, p) for p in source["patron_id"]}
     assert set(out["patron_id"]) <= expected and len(set(out["patron_id"])) > 10
     assert not set(out["patron_id"]) & set(source["patron_id"])
@@ -391,7 +392,7 @@ def test_an_identifier_is_replaced_by_its_keyed_hash(built: tuple[DbtProject, Wa
 def test_a_relation_without_records_is_released_empty(built: tuple[DbtProject, Warehouse]) -> None:
     _, wh = built
     assert wh.query(f"select count(*) from {wh.relation('records_empty')}") == [(0,)]
-    plan = _plan(wh, "records_empty")
+    plan = plan_of(wh, "records_empty")
     assert (plan["records_in"], plan["records_out"], plan["nodes_evaluated"], plan["refused"]) == (0, 0, 0, None)
 
 
@@ -400,10 +401,10 @@ def test_a_search_in_small_batches_finds_the_same_release(built: tuple[DbtProjec
     that memory stays bounded on large tables: evaluated a few nodes at a time, the search chooses
     the same node and publishes the same records."""
     project, wh = built
-    before = _plan(wh, "records_basic")
+    before = plan_of(wh, "records_basic")
     rows = sorted(map(repr, wh.query(f"select * from {wh.relation('records_basic')}")))
     result = project.run("run", "--select", "records_basic", "--vars", "{kanon_records_batch_rows: 100}")
-    after = _plan(wh, "records_basic")
+    after = plan_of(wh, "records_basic")
     same = ("node", "loss", "nodes_evaluated")
     assert [after[key] for key in same] == [before[key] for key in same]
     assert sorted(map(repr, wh.query(f"select * from {wh.relation('records_basic')}"))) == rows
@@ -419,12 +420,12 @@ def test_labels_packed_in_narrow_words_find_the_same_release(built: tuple[DbtPro
     same node and publishes the same records as with 62-bit words: a field laid over another, or
     a mask that misses or keeps a wrong field, would merge or split classes."""
     project, wh = built
-    before = _plan(wh, "records_basic")
+    before = plan_of(wh, "records_basic")
     rows = sorted(map(repr, wh.query(f"select * from {wh.relation('records_basic')}")))
     log = project.state_dir / "logs" / "dbt.log"
     seen = len(log.read_text())
     result = project.run("run", "--select", "records_basic", "--vars", f"{{kanon_records_word_bits: {bits}}}")
-    after = _plan(wh, "records_basic")
+    after = plan_of(wh, "records_basic")
     same = ("node", "loss", "nodes_evaluated", "suppressed")
     assert result.ok and [after[key] for key in same] == [before[key] for key in same]
     assert sorted(map(repr, wh.query(f"select * from {wh.relation('records_basic')}"))) == rows

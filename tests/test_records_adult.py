@@ -17,10 +17,10 @@ from typing import Any
 
 import pytest
 from conftest import INTEGRATION, ROOT, DbtProject, Warehouse, copy_project
-from kanon_tools import adult as adult_data
-from kanon_tools import records_reference as ref
+from kanon_tools.dev import adult as adult_data
+from kanon_tools.dev import records_reference as ref
 from pycanon import anonymity
-from test_records import _frame, _plan
+from test_records import plan_of, read_frame
 
 pytestmark = [
     pytest.mark.dbt,
@@ -88,12 +88,12 @@ def test_pycanon_confirms_every_adult_release(adult_built: tuple[Warehouse, dict
         pytest.skip(f"{name} runs on DuckDB only (see the module docstring)")
     assert statuses[name] == "success"
     qis, k, budget, l = MODELS[name]  # noqa: E741
-    out = _frame(wh, wh.relation(name)).astype(str)
+    out = read_frame(wh, wh.relation(name)).astype(str)
     assert anonymity.k_anonymity(out, qis) >= k
     if l:
         assert anonymity.l_diversity(out, qis, ["salary_class"]) >= l
     assert 30_162 - len(out) <= math.floor(budget * 30_162)
-    plan = _plan(wh, name)
+    plan = plan_of(wh, name)
     assert plan["lattice_size"] == adult_data.load().lattice_size(qis)
     assert plan["records_out"] == len(out)
 
@@ -107,7 +107,7 @@ def test_the_reference_rescores_the_chosen_node(adult_built: tuple[Warehouse, di
     if name not in statuses:
         pytest.skip(f"{name} runs on DuckDB only (see the module docstring)")
     qis = MODELS[name][0]
-    plan = _plan(wh, name)
+    plan = plan_of(wh, name)
     node = _reference(adult, name).evaluate([plan["node"][c] for c in qis])
     assert node.passes
     assert plan["loss"]["height"] == node.height
@@ -122,7 +122,7 @@ def test_four_columns_of_adult_get_the_brute_force_optimum(adult_built: tuple[Wa
     best, _ = _reference(adult, "adult_four_k5_b4").brute_force()
     assert best is not None
     qis = MODELS["adult_four_k5_b4"][0]
-    assert _plan(wh, "adult_four_k5_b4")["node"] == dict(zip(qis, best.levels, strict=True))
+    assert plan_of(wh, "adult_four_k5_b4")["node"] == dict(zip(qis, best.levels, strict=True))
 
 
 @pytest.mark.parametrize("name", ["adult_k5_b0", "adult_k5_b4"])
@@ -136,5 +136,5 @@ def test_kanon_loses_no_more_than_anjana(adult_built: tuple[Warehouse, dict[str,
     _, k, budget, _ = MODELS[name]
     theirs = adult_data.anjana_run(k, budget, adult=adult)
     assert anonymity.k_anonymity(theirs.output.astype(str), NINE) >= k
-    ours = _plan(wh, name)["loss"]["non_uniform_entropy"]
+    ours = plan_of(wh, name)["loss"]["non_uniform_entropy"]
     assert ours <= theirs.node.non_uniform_entropy + 1e-6, (ours, theirs.node)

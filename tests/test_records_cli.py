@@ -20,7 +20,8 @@ from typing import Any
 import pandas as pd
 import pytest
 from conftest import main_in_process
-from kanon_tools.records import cli, example
+from kanon_tools.cli import records as cli
+from kanon_tools.records import example
 from kanon_tools.records.files import parse_table, read_table, render_table
 from pycanon import anonymity
 
@@ -184,7 +185,7 @@ def test_the_japanese_receipt_says_the_same_counts(round_trips: dict[str, RoundT
     assert f"入力600件のうち{english['release']['records']['out']}件" in receipt["summary"]
 
 
-def _cells(path: Path) -> set[str]:
+def file_cells(path: Path) -> set[str]:
     """Every cell of the input, and its NFKC form, that is long enough to be looked for."""
     table = read_table(path)
     cells = {v for row in table.rows for v in row if v is not None}
@@ -194,7 +195,7 @@ def _cells(path: Path) -> set[str]:
 
 
 def test_no_receipt_holds_an_input_value(round_trips: dict[str, RoundTrip], japanese: Japanese) -> None:
-    cells = _cells(EXAMPLE / "people.csv")
+    cells = file_cells(EXAMPLE / "people.csv")
     assert len(cells) > 1500  # ids, names, readings, dates, codes, memos...
     folder = round_trips["csv"].folder
     texts = {"receipt_ja.json": (folder / "receipt_ja.json").read_text(encoding="utf-8"),
@@ -212,7 +213,7 @@ def test_no_receipt_holds_an_input_value(round_trips: dict[str, RoundTrip], japa
 
 def test_the_scan_would_see_a_leaked_value(round_trips: dict[str, RoundTrip]) -> None:
     # the check above can fail: a receipt that held a patient's name would be caught
-    cells = _cells(EXAMPLE / "people.csv")
+    cells = file_cells(EXAMPLE / "people.csv")
     planted = (round_trips["csv"].folder / "receipt.txt").read_text(encoding="utf-8") + read_table(
         EXAMPLE / "people.csv").rows[5][1]
     assert any(c in planted for c in cells)

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from kanon_tools.cli import records as cli
 from kanon_tools.pseudonym_env import pseudonym
-from kanon_tools.records import cli
 from kanon_tools.records.files import read_table
 
 pytestmark = pytest.mark.dbt

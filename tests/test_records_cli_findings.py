@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 from kanon_tools.records.files import Table, read_table, render_table
 from kanon_tools.records.identifiers import my_number_valid
-from test_records_cli import Command, _cells, records
+from test_records_cli import Command, file_cells, records
 
 SCRIPT = Path(sys.executable).parent / "kanon-records"
 COLUMNS = ("name", "phone", "email", "postal_code", "prefecture", "birth_date", "age", "gender", "occupation",
@@ -269,7 +269,7 @@ def test_the_receipts_say_how_each_column_is_published(session: Session) -> None
 
 @pytest.mark.dbt
 def test_nothing_printed_or_written_holds_an_input_value(session: Session) -> None:
-    cells = _cells(session.source)
+    cells = file_cells(session.source)
     assert len(cells) > 1000
     texts = {"run": session.run.stdout + session.run.stderr, "refused": session.refused.stdout + session.refused.stderr,
              "receipt.json": json.dumps(session.receipt, ensure_ascii=False), "receipt.txt": session.receipt_text,

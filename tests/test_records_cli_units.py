@@ -11,9 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from kanon_tools.cli import records as cli
 from kanon_tools.dbt_runner import DbtRunner
 from kanon_tools.receipt import records_receipt, render_text
-from kanon_tools.records import cli, engine, hints, report
+from kanon_tools.records import commands, engine, hints, report
 from kanon_tools.records.config import ConfigError, check_header, parse_config, prefix_rows
 from kanon_tools.records.files import Table
 
@@ -201,19 +202,19 @@ def test_the_recount_finds_a_thin_class_and_a_class_of_one_value() -> None:
     table = Table(("age", "zip", "sex", "diagnosis"), (
         ("0-39", "1*", "F", "flu"), ("0-39", "1*", "F", "cold"),
         ("40+", "1*", "M", "flu")))
-    counted = cli.recount(table, config)
+    counted = commands.recount(table, config)
     assert counted == {"rows": 3, "classes": 2, "smallest_class": 1, "records_below_k": 1, "least_diverse": 1,
                        "counted": "records", "ok": False}
-    assert cli.recount(Table(table.columns, table.rows[:2]), config)["ok"]
+    assert commands.recount(Table(table.columns, table.rows[:2]), config)["ok"]
     same = Table(table.columns, (table.rows[0], table.rows[0]))
-    assert not cli.recount(same, config)["ok"]  # k=2 holds, l=2 does not
+    assert not commands.recount(same, config)["ok"]  # k=2 holds, l=2 does not
 
 
 def test_inspect_never_proposes_keep_and_takes_the_first_pack_suggestion() -> None:
     table = Table(("郵便番号", "note"), (("100-0001", "x"), ("150-0002", "y")))
     stats = {"columns": [{"name": "郵便番号", "role": "identifier", "reason": "unique"},
                          {"name": "note", "role": "keep", "reason": "free text"}]}
-    proposed = cli.proposal(table, stats, hints.select_packs(True, []))
+    proposed = commands.proposal(table, stats, hints.select_packs(True, []))
     assert proposed["columns"]["郵便番号"]["role"] == "quasi_identifier"
     assert proposed["columns"]["郵便番号"]["prefix"] == [3, 1]
     assert proposed["columns"]["note"]["role"] == "drop" and "unprotected" in proposed["columns"]["note"]["note"]
@@ -276,13 +277,14 @@ def test_labels_line_up_in_both_widths() -> None:
 def test_the_recount_without_a_sensitive_column_and_with_entropy() -> None:
     no_sensitive = parse(columns={"diagnosis": "drop"})
     table = Table(("age", "zip", "sex"), (("0-39", "1*", "F"), ("0-39", "1*", "F")))
-    assert cli.recount(table, no_sensitive)["ok"] and cli.recount(table, no_sensitive)["least_diverse"] is None
+    assert (commands.recount(table, no_sensitive)["ok"]
+            and commands.recount(table, no_sensitive)["least_diverse"] is None)
     entropy = parse(l=2, diversity="entropy")
     skewed = Table(("age", "zip", "sex", "diagnosis"),
                    tuple(("0-39", "1*", "F", d) for d in ("flu", "flu", "flu", "cold")))
-    assert cli.recount(skewed, entropy)["least_diverse"] == 2 and not cli.recount(skewed, entropy)["ok"]
+    assert commands.recount(skewed, entropy)["least_diverse"] == 2 and not commands.recount(skewed, entropy)["ok"]
     even = Table(skewed.columns, tuple(("0-39", "1*", "F", d) for d in ("flu", "flu", "cold", "cold")))
-    assert cli.recount(even, entropy)["ok"]
+    assert commands.recount(even, entropy)["ok"]
 
 
 # --- a column's level in words (item: "suppression at level 0 of 1") -------------------------------------
@@ -348,13 +350,13 @@ def test_which_findings_stay_in_the_released_file() -> None:
     config = parse_config({"k": 2, "columns": {"note": "keep", "branch": "keep", "ward": "keep", "zip": {
         "role": "quasi_identifier", "prefix": [3]}, "sex": "quasi_identifier"}},
         ("note", "branch", "ward", "zip", "sex"), base=Path("."))
-    after = cli.after_release(FOUND, config, {"zip": 1, "sex": 0})
+    after = commands.after_release(FOUND, config, {"zip": 1, "sex": 0})
     # a kept note is published as recorded; a QI's text only at level 0
     assert [leak["in_release"] for leak in after["leaks"]] == [True, False]
     # a kept column giving a generalized QI away is a finding; one a QI at level 0 determines says nothing more
     assert [p["in_release"] for p in after["proxies"]] == [True, True, False]
     assert "in_release" not in FOUND["leaks"][0]  # a copy
-    unknown = cli.after_release(FOUND, config, None)  # no release: nothing known, every finding stands
+    unknown = commands.after_release(FOUND, config, None)  # no release: nothing known, every finding stands
     assert all(f["in_release"] for f in unknown["leaks"] + unknown["proxies"])
 
 
@@ -363,7 +365,7 @@ def test_finding_lines_name_columns_and_counts(lang: str) -> None:
     config = parse_config({"k": 2, "columns": {"note": "keep", "branch": "keep", "ward": "keep", "zip": {
         "role": "quasi_identifier", "prefix": [3]}, "sex": "quasi_identifier"}},
         ("note", "branch", "ward", "zip", "sex"), base=Path("."))
-    lines = report.finding_lines(cli.after_release(FOUND, config, {"zip": 1, "sex": 0}), lang)
+    lines = report.finding_lines(commands.after_release(FOUND, config, {"zip": 1, "sex": 0}), lang)
     if lang == "ja":
         assert lines[0].startswith("note: 電話番号の形の値が2件（9件を検査）") and "出力に含まれます" in lines[0]
         assert "branchがzipをほぼ決めます" in lines[2]

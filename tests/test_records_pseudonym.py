@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 from conftest import ROOT, DbtProject, DbtResult, Warehouse, require_postgres
-from kanon_tools.dbt_runner import _ANSI, DbtRunner
+from kanon_tools.dbt_runner import ANSI, DbtRunner
 from kanon_tools.pseudonym_env import DEFAULT_KEY_ENV, key_status, pseudonym, pseudonym_env, setting_name
 from kanon_tools.warehouse import postgres_params
 
@@ -117,7 +117,7 @@ def leaks(files: Iterable[Path], needles: Mapping[str, bytes]) -> list[str]:
 
 def model_error(result: DbtResult, model: str) -> str:
     """The message of a model's error in dbt's summary: the line below "... Error in model <model>"."""
-    lines = [_ANSI.sub("", line) for line in result.output.splitlines()]
+    lines = [ANSI.sub("", line) for line in result.output.splitlines()]
     for at, line in enumerate(lines[:-1]):
         if f"Error in model {model} " in line:
             return lines[at + 1].strip()

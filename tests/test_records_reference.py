@@ -1,4 +1,4 @@
-"""Unit tests of the records reference (kanon_tools.records_reference) and the Adult harness.
+"""Unit tests of the records reference (kanon_tools.dev.records_reference) and the Adult harness.
 
 No dbt and no warehouse. Hand-worked cases pin every definition of the record model (labels,
 classes, l-diversity with NULLs, people, budget, the three losses, the tie-breaks); pycanon checks
@@ -23,8 +23,8 @@ import pytest
 import scipy.stats
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from kanon_tools import adult as adult_mod
-from kanon_tools.records_reference import (
+from kanon_tools.dev import adult as adult_mod
+from kanon_tools.dev.records_reference import (
     BudgetUnit,
     DateTruncation,
     Diversity,

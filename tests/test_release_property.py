@@ -10,7 +10,7 @@ ever mixes two cases), and every label of its hierarchies and events is prefixed
 seed (all columns varchar), one hierarchy seed per hierarchical dimension (all cases, same
 depth) and one release model. Several batches go into one `dbt build`.
 
-For every batch the oracle (kanon_tools.oracle) runs on exactly the events and hierarchies the
+For every batch the oracle (tests/oracles/counts.py) runs on exactly the events and hierarchies the
 seeds hold, and the mart must equal it as a multiset, case by case; the remainder row (at most
 one per batch: it pools the suppressed events of every case) is compared on its own, and a
 second model per batch (a *remainder probe*) releases the same seeds with remainder=true and k
@@ -44,7 +44,7 @@ import pytest
 from conftest import ROOT, DbtProject, Warehouse
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
-from kanon_tools.oracle import Dominance, Hierarchy, Release, count_star, release_counts
+from oracles.counts import Dominance, Hierarchy, Release, count_star, release_counts
 
 pytestmark = pytest.mark.dbt
 

@@ -59,8 +59,7 @@ from kanon_tools.attack import (
     Status,
 )
 from kanon_tools.attack import audit as lp_audit
-from kanon_tools.audit import add_dbt_options, cli_operation
-from kanon_tools.cli_types import finite_number
+from kanon_tools.audit import cli_operation
 
 COMMAND = "attack"
 MACRO = "kanon.cli_table_cells"
@@ -273,9 +272,6 @@ def report(cells: Mapping[Key, Cell], found: Sequence[Finding], relation: str, p
     return lines
 
 
-_protection = finite_number(0.0, None, "a width of at least 0 (in people)")
-
-
 def width(emitted: Mapping[str, Any], asked: float) -> float:
     """The width to audit: the one asked for, or the wider one the release promised
     (release_table's protection, recorded in the model's config)."""
@@ -485,20 +481,3 @@ def run_attack(args: argparse.Namespace) -> int:
     if len(names) == 1:
         return _run_one(args, names[0], emitted[0])
     return _run_linked(args, names, emitted)
-
-
-def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        COMMAND, help="audit a published table with totals as an attacker would (LP): exit 1 on a disclosure",
-        description="Read a table released by kanon.release_table (through `dbt run-operation "
-                    "kanon.cli_table_cells`) and find, by linear programming, every hidden cell's feasible "
-                    "interval from what is published; given several, what they publish together (cells "
-                    "that count the same people are one number). Prints counts and labels only.")
-    parser.add_argument("--report", required=True, action="append",
-                        help="the released model's name, e.g. table_worked; repeat it to audit tables released from "
-                             "the same events together (their shared margins are one number)")
-    parser.add_argument("--protection", type=_protection, default=0.0,
-                        help="also fail when a hidden cell's interval is narrower than this (in people; default 0, "
-                             "or the release's own protection when it promised a wider one)")
-    add_dbt_options(parser)
-    parser.set_defaults(func=run_attack)

@@ -55,7 +55,7 @@ JSON_MARKER = "KANON_JSON "
 # dbt's flags, event logger and adapters are global to the process: one invocation at a time
 _IN_PROCESS = threading.Lock()
 # dbt colours its log lines and prefixes them with a time even when stdout is not a terminal.
-_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _TIMESTAMP = re.compile(r"^\d\d:\d\d:\d\d(\.\d+)?\s+")
 # dbt's error titles ("Runtime Error", "Database Error in model x (models/x.sql)"), above the message
 _TITLE = re.compile(r"^[A-Z][A-Za-z ]*Error( in .*)?$")
@@ -86,7 +86,7 @@ class DbtResult:
     def error(self) -> str:
         """dbt's error in one line: the first line of the message after 'Encountered an error'
         (past its titles), else the last line dbt printed."""
-        lines = [_TIMESTAMP.sub("", _ANSI.sub("", line)).rstrip() for line in self.output.splitlines()]
+        lines = [_TIMESTAMP.sub("", ANSI.sub("", line)).rstrip() for line in self.output.splitlines()]
         for start in range(len(lines) - 1, -1, -1):
             if "Encountered an error" not in lines[start]:
                 continue
@@ -103,7 +103,7 @@ class DbtResult:
         """Every value a macro printed as `KANON_JSON <json>`, in order."""
         values = []
         for line in self.output.splitlines():
-            text = _ANSI.sub("", line)
+            text = ANSI.sub("", line)
             at = text.find(JSON_MARKER)
             if at >= 0:
                 values.append(json.loads(text[at + len(JSON_MARKER):]))

@@ -13,8 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from kanon_tools.audit import cli_runner, read_only_connection
-from kanon_tools.cli_types import positive_count
-from kanon_tools.warehouse import TARGETS, fetch
+from kanon_tools.warehouse import fetch
 
 MART = "circulation_by_branch_age_title"
 
@@ -77,12 +76,3 @@ def run(args: argparse.Namespace) -> int:
             )
             print(f"\nThe 1-patron cell RIVERSIDE | 13-17 | Coping With a Parent's Incarceration: {decision}, {where}.")
     return 0
-
-
-def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser("demo", help="print what the example release published")
-    parser.add_argument("--target", choices=TARGETS, default="duckdb")
-    parser.add_argument("--rows", type=positive_count, default=14,
-                        help="rows of the safe mart to show: a whole number >= 1 (default %(default)s)")
-    # the example lives in the kanon project itself: dbt runs here, with the profile found as the CLI finds it
-    parser.set_defaults(func=run, project_dir=".", profiles_dir=None)

@@ -7,5 +7,6 @@ value-shape language of hint packs, matched in linear time; identifiers: identif
 values (phone, My Number, e-mail, card) found in text, counted; hints: hint packs (the built-in
 Japanese one in builtin_hints/), suggesting roles and generalizers, turning on leak checks and
 observations; proxies: a kept column that nearly determines a quasi-identifier, or the reverse,
-counted in DuckDB.
+counted in DuckDB; commands: the verbs of `kanon-records` (kanon_tools.cli.records parses
+them).
 """

@@ -77,9 +77,3 @@ def run_example(args: argparse.Namespace) -> int:
     write_file(Path(args.output), render())
     print(f"{PEOPLE} synthetic patients written to {args.output}")
     return 0
-
-
-def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    parser = subparsers.add_parser("example", help="write the 600-person Japanese example (synthetic)")
-    parser.add_argument("-o", "--output", required=True)
-    parser.set_defaults(func=run_example)

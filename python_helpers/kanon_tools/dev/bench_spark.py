@@ -30,23 +30,20 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from kanon_tools import generate
-from kanon_tools.bench import (
+from kanon_tools.dbt_runner import DbtRunner
+from kanon_tools.dev import generate
+from kanon_tools.dev.bench import (
     ROOT,
     SPARK_SCHEMA,
     SparkSettings,
     machine,
-    memory_size,
     project_vars,
     spark_from_duckdb,
     write_project,
 )
-from kanon_tools.bench_records import load_frames, statements_of_last_run, write_records
-from kanon_tools.bench_table import SHAPES
-from kanon_tools.cli_types import choice_list, positive_count
-from kanon_tools.dbt_runner import DbtRunner
+from kanon_tools.dev.bench_records import load_frames, statements_of_last_run, write_records
+from kanon_tools.dev.bench_table import SHAPES
 
 
 @dataclass(frozen=True)
@@ -70,8 +67,6 @@ class Timed:
 
 
 RELEASE_MODELS = ("release_thin", "records_release", "table_release")
-# `--releases`: some of RELEASE_MODELS, comma-separated
-release_models = choice_list(RELEASE_MODELS)
 
 
 def write_inputs(scratch: Path, events: int, people: int, rows: int, columns: int) -> dict[str, str]:
@@ -142,22 +137,3 @@ def markdown(timed: Sequence[Timed], settings: SparkSettings, command: str) -> s
         lines.append(f"| {t.case.what} | {t.case.model} | {t.median:.1f} ({min(t.seconds):.1f}-{max(t.seconds):.1f}) "
                      f"| {t.statements:,} | {t.case.target:.0f} | {'yes' if t.median <= t.case.target else 'no'} |")
     return "\n".join(lines) + "\n"
-
-
-def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser("bench-spark", help="the three release kinds on local Spark (BENCHMARKS.md)",
-                                   description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--events", type=positive_count, default=20_000, help="events of the count release")
-    parser.add_argument("--people", type=positive_count, default=3_000, help="people of the record release")
-    parser.add_argument("--rows", type=positive_count, default=6, help="areas of the table with totals")
-    parser.add_argument("--columns", type=positive_count, default=4, help="topics of the table with totals")
-    parser.add_argument("--repeats", type=positive_count, default=3, help="dbt runs per release (default 3)")
-    parser.add_argument("--cores", type=positive_count, default=2, help="Spark's local[N] (default 2)")
-    parser.add_argument("--memory", type=memory_size, default="2g",
-                        help="the driver's memory, all of Spark's in local mode (default 2g)")
-    parser.add_argument("--releases", type=release_models, default=list(RELEASE_MODELS),
-                        help="which releases, comma-separated (default all: " + ",".join(RELEASE_MODELS) + ")")
-    parser.add_argument("--workdir", default="target/bench_spark")
-    parser.add_argument("--out", default="target/bench_spark.md")
-    parser.add_argument("--quiet", action="store_true")
-    parser.set_defaults(func=run)

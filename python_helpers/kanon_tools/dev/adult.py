@@ -34,10 +34,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from kanon_tools.records_reference import Hierarchy, NodeResult, QuasiIdentifier, RecordsReference
+from kanon_tools.dev.records_reference import Hierarchy, NodeResult, QuasiIdentifier, RecordsReference
 
-ROOT = Path(__file__).resolve().parents[2]
-"""The repository root (python_helpers/kanon_tools/adult.py is two folders below it)."""
+ROOT = Path(__file__).resolve().parents[3]
+"""The repository root (python_helpers/kanon_tools/dev/adult.py is three folders below it)."""
 DEFAULT_DIR = ROOT.parent / "shared" / "datasets" / "adult"
 ENV_VAR = "KANON_ADULT_DIR"
 SOURCE_COLUMNS = (

@@ -1,4 +1,4 @@
-"""A plain-Python reference implementation of `kanon.release_counts`, for the tests.
+"""A plain-Python reference implementation of `kanon.release_counts`, for the tests (the oracle).
 
 Written from the documented semantics of the release, not from its SQL, so the two can be checked
 against each other. It is deliberately naive: every step regroups the remaining events in a
@@ -7,7 +7,8 @@ dictionary and recounts them; there is no SQL, no dbt and no warehouse here.
 Semantics, in short:
 
 * A hierarchy is a list of rows ``(level_0, ..., level_n)``: ``level_0`` is the leaf as it appears
-  in the data, ``level_n`` the single root; its depth is ``n``.
+  in the data, ``level_n`` the single root; its depth is ``n`` (`Hierarchy`, the records
+  reference's, refuses what kanon's hierarchy checks refuse).
 * At level ``L``, a dimension value ``v`` becomes ``(label, level)``: the hierarchy's label at
   ``L`` when ``v`` is one of its leaves, else (``v`` is NULL or missing from the hierarchy)
   ``(root, depth)``. A dimension without a hierarchy is only ever used at level 0: NULL becomes
@@ -35,10 +36,13 @@ that every event ends in exactly one place and recount each row from the raw eve
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal
+
+# One hierarchy for both references (re-exported: release_counts takes them)
+from kanon_tools.dev.records_reference import Hierarchy as Hierarchy
 
 FLAT_ROOT = "*"
 """The root label of a dimension without a hierarchy (a NULL value is released as it)."""
@@ -57,45 +61,6 @@ Outcome = Literal["released", "suppressed", "dropped"]
 def count_star(events: Sequence[Event]) -> int:
     """The measure ``count(*)``: how many events the group holds."""
     return len(events)
-
-
-class Hierarchy:
-    """A generalization hierarchy: rows ``(level_0, ..., level_depth)``, one per leaf."""
-
-    __slots__ = ("_by_leaf", "depth", "root", "rows")
-
-    def __init__(self, rows: Iterable[Sequence[str]]) -> None:
-        self.rows: tuple[tuple[str, ...], ...] = tuple(tuple(row) for row in rows)
-        if not self.rows:
-            raise ValueError("a hierarchy needs at least one row")
-        widths = {len(row) for row in self.rows}
-        if len(widths) != 1:
-            raise ValueError(f"hierarchy rows have different numbers of levels: {sorted(widths)}")
-        width = widths.pop()
-        if width < 2:
-            raise ValueError("a hierarchy needs at least two levels (the leaf and a single root)")
-        for row in self.rows:
-            if any(label is None for label in row):
-                raise ValueError(f"hierarchy row {row!r} has a NULL label")
-        roots = {row[-1] for row in self.rows}
-        if len(roots) != 1:
-            raise ValueError(f"a hierarchy needs exactly one root, got {sorted(roots)}")
-        self._by_leaf: dict[str, tuple[str, ...]] = {}
-        for row in self.rows:
-            if row[0] in self._by_leaf:
-                raise ValueError(f"leaf {row[0]!r} is listed more than once")
-            self._by_leaf[row[0]] = row
-        self.depth: int = width - 1
-        self.root: str = roots.pop()
-
-    def labels_of(self, value: Value) -> tuple[str, ...] | None:
-        """The labels of a leaf at every level, or None when `value` is NULL or not a leaf."""
-        if value is None:
-            return None
-        return self._by_leaf.get(value)
-
-    def __repr__(self) -> str:
-        return f"Hierarchy(depth={self.depth}, leaves={len(self.rows)})"
 
 
 def generalize(value: Value, hierarchy: Hierarchy | None, level: int) -> tuple[str, int]:

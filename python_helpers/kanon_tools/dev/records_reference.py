@@ -197,7 +197,12 @@ def _as_date(value: object) -> date:
 
 
 class Hierarchy:
-    """A hierarchy table: rows ``(level_0, ..., level_n)``, one per leaf, a single root."""
+    """A hierarchy table: rows ``(level_0, ..., level_n)``, one per leaf, a single root.
+
+    The one hierarchy of the tests' references: this module's, and the count release's oracle
+    (tests/oracles/counts.py) reads its labels with `labels_of`. It refuses what kanon's hierarchy
+    checks refuse (macros/hierarchy/): no row, rows of different lengths, fewer than two levels, a
+    NULL or blank label, more than one root, a label with two parents, a leaf listed twice."""
 
     __slots__ = ("_by_leaf", "depth", "root", "rows")
 
@@ -246,10 +251,15 @@ class Hierarchy:
         """From ``{leaf: (level_1, ..., root)}``."""
         return cls([(leaf, *above) for leaf, above in labels.items()])
 
+    def labels_of(self, leaf: str | None) -> tuple[str, ...] | None:
+        """The labels of a leaf at every level, or None when `leaf` is NULL or not a leaf."""
+        if leaf is None:
+            return None
+        return self._by_leaf.get(leaf)
+
     def labels(self, value: object) -> tuple[str, ...]:
         """The labels of a non-NULL value at levels 0..depth (root everywhere when not a leaf)."""
-        text = value_text(value)
-        row = self._by_leaf.get(text) if text is not None else None
+        row = self.labels_of(value_text(value))
         return row if row is not None else (self.root,) * (self.depth + 1)
 
     def __repr__(self) -> str:

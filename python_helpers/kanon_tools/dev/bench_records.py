@@ -15,7 +15,7 @@ of the scan into the class table and of the search on it.
 
 With the Adult data set (../shared/datasets/adult, or KANON_ADULT_DIR) it does the same for Adult
 with all nine columns as quasi-identifiers (12,960 nodes), and runs anjana's greedy k-anonymizer
-on the same data for its time and loss, scored with kanon_tools.records_reference's metrics.
+on the same data for its time and loss, scored with kanon_tools.dev.records_reference's metrics.
 
 `--generate-only N --duckdb FILE` writes N synthetic people and their hierarchies and stops (what
 `make lint` compiles the bench project against).
@@ -37,10 +37,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from kanon_tools import adult as adult_data
-from kanon_tools.bench import ROOT, K, label, machine, project_vars, write_project
-from kanon_tools.cli_types import choice_list, count_list, positive_count
 from kanon_tools.dbt_runner import DbtRunner
+from kanon_tools.dev import adult as adult_data
+from kanon_tools.dev.bench import ROOT, K, label, machine, project_vars, write_project
 from kanon_tools.warehouse import postgres_params
 
 SEED = 16
@@ -284,8 +283,6 @@ def _anjana_version() -> str:
 
 
 LOSSES = ("non_uniform_entropy", "discernibility", "height")
-# `--losses`: loss metrics, comma-separated, each one kanon searches by
-loss_list = choice_list(LOSSES)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -308,21 +305,3 @@ def run(args: argparse.Namespace) -> int:
     Path(args.out).write_text(text)
     print(text)
     return 0
-
-
-def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser("bench-records", help="what a record release costs (BENCHMARKS.md)",
-                                   description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sizes", type=count_list(), default=[100_000, 1_000_000], help="DuckDB sizes, e.g. 1M,10M")
-    parser.add_argument("--postgres-sizes", type=count_list(), default=[100_000], help="Postgres sizes, e.g. 1M")
-    parser.add_argument("--warehouses", default="duckdb,postgres", help="for Adult: where to run it")
-    parser.add_argument("--no-adult", dest="adult", action="store_false", help="skip Adult and anjana")
-    parser.add_argument("--losses", type=loss_list, default=["non_uniform_entropy"],
-                        help="for Adult: the loss metrics searched, comma-separated among non_uniform_entropy, "
-                             "discernibility, height (default non_uniform_entropy)")
-    parser.add_argument("--repeats", type=positive_count, default=1)
-    parser.add_argument("--workdir", default="target/bench_records")
-    parser.add_argument("--out", default="target/bench_records.md")
-    parser.add_argument("--generate-only", type=positive_count, default=None, metavar="N")
-    parser.add_argument("--duckdb", default="target/records.duckdb", help="with --generate-only")
-    parser.set_defaults(func=run)

@@ -47,10 +47,9 @@ import numpy as np
 import pandas as pd
 
 from kanon_tools import attack_report
-from kanon_tools.bench import ROOT, K, machine, project_vars, write_project
-from kanon_tools.bench_records import fresh_postgres_schema, last_release_plan, load_frames
-from kanon_tools.cli_types import positive_count
 from kanon_tools.dbt_runner import DbtRunner
+from kanon_tools.dev.bench import ROOT, machine, project_vars, write_project
+from kanon_tools.dev.bench_records import fresh_postgres_schema, last_release_plan, load_frames
 
 SEED = 12
 Dimension = tuple[str, np.ndarray[Any, Any]]  # a column and its leaves' labels
@@ -222,19 +221,3 @@ def run(args: argparse.Namespace) -> int:
     Path(args.out).write_text(text)
     print(text)
     return 1 if any(r.exact for r in results) else 0
-
-
-def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser("bench-table", help="what a table release with totals costs (BENCHMARKS.md)",
-                                   description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--shape", choices=sorted(SHAPES), default="2d",
-                        help="2d: areas x topics; 3d: areas (in districts) x topics x age bands (default 2d)")
-    parser.add_argument("--rows", type=positive_count, help="areas (default 1,000; 3d: 200)")
-    parser.add_argument("--columns", type=positive_count, help="topics (default 100; 3d: 50)")
-    parser.add_argument("--k", type=positive_count, default=K, help=f"k (default {K})")
-    parser.add_argument("--warehouses", default="duckdb", help="duckdb, postgres or both, comma-separated")
-    parser.add_argument("--workdir", default="target/bench_table")
-    parser.add_argument("--out", default="target/bench_table.md")
-    parser.add_argument("--generate-only", action="store_true", help="write the events to --duckdb and stop")
-    parser.add_argument("--duckdb", default="target/table.duckdb", help="with --generate-only")
-    parser.set_defaults(func=run)

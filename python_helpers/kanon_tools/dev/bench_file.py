@@ -30,9 +30,8 @@ from typing import Any
 
 import numpy as np
 
-from kanon_tools.bench_records import hierarchies, people
-from kanon_tools.cli_types import positive_count
 from kanon_tools.dbt_runner import run_process
+from kanon_tools.dev.bench_records import hierarchies, people
 
 KANON_RECORDS = str(Path(sys.executable).parent / "kanon-records")
 # the targets: seconds and MB per command (None: no memory target)
@@ -109,15 +108,3 @@ def run(args: argparse.Namespace) -> int:
                               f"{args.inspect_rows} --repeats {args.repeats}`\n\n{text}")
     print(text, end="")
     return 0
-
-
-def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser("bench-file", help="what the file command costs (BENCHMARKS.md)",
-                                   description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--rows", type=positive_count, default=1_000_000, help="people for run (default 1,000,000)")
-    parser.add_argument("--inspect-rows", type=positive_count, default=20_000,
-                        help="people for inspect and plan (default 20,000)")
-    parser.add_argument("--repeats", type=positive_count, default=3)
-    parser.add_argument("--workdir", default="target/bench_file")
-    parser.add_argument("--out", default="target/bench_file.md")
-    parser.set_defaults(func=run)

@@ -39,7 +39,6 @@ from +, -, *, / and sqrt only, which IEEE 754 rounds exactly on every machine.
 
 from __future__ import annotations
 
-import argparse
 import csv
 import hashlib
 import io
@@ -55,8 +54,7 @@ import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 
-from kanon_tools import catalog
-from kanon_tools.cli_types import count, whole_number
+from kanon_tools.dev import catalog
 from kanon_tools.warehouse import postgres_params
 
 DEFAULT_EVENTS = 5_000
@@ -66,7 +64,7 @@ DEFAULT_KEY = "kanon-demo-key-public-not-secret"
 DEFAULT_TABLE = "circulation_events"
 
 # Valid ranges (GeneratorConfig.validate and the CLI's argparse types enforce them). A seed is any
-# whole number >= 0; counts go up to cli_types.MAX_COUNT (2^63 - 1).
+# whole number >= 0; counts go up to kanon_tools.cli.types.MAX_COUNT (2^63 - 1).
 MIN_YEAR, MAX_YEAR = 1900, 2999
 PLANTED_EVENTS = sum(sum(cell.loans) for cell in catalog.PLANTED)  # fewest --events: the planted loans
 PLANTED_PATRONS = sum(len(cell.loans) for cell in catalog.PLANTED)  # fewest --patrons
@@ -111,7 +109,6 @@ TITLE_RANK_OFFSET = 8.0
 PATRON_HEAD = 0.04
 PROGRESS_MIN_EVENTS = 1_000_000  # smaller runs finish before a bar would be useful
 DUCKDB_MEMORY_LIMIT = "1GB"  # for the generator's own DuckDB connection only
-
 
 
 @dataclass(frozen=True)
@@ -225,7 +222,7 @@ def _draw(cumulative: FloatArray, uniforms: FloatArray) -> IntArray:
     return out
 
 
-class _Sampler:
+class Sampler:
     """`np.searchsorted(cumulative, x, side="right")` for big tables, ~10x faster.
 
     A plain binary search over millions of entries misses the cache at every step. A guide table
@@ -397,7 +394,7 @@ class World:
         self.patron_home = _draw(self.branch_cum, rng.random(n)).astype(np.int8)
         # Activity rank 0 is the heaviest borrower; ranks are dealt out at random.
         y = (rng.permutation(n).astype(np.float64) + 0.5) / n + PATRON_HEAD
-        self.patron_sampler = _Sampler(np.cumsum(1.0 / (y * np.sqrt(y))))
+        self.patron_sampler = Sampler(np.cumsum(1.0 / (y * np.sqrt(y))))
         self._planting_order = rng.permutation(n)
         self.token_digests = patron_token_digests(self.config.key, n)
 
@@ -443,7 +440,7 @@ class World:
         by_subject = np.argsort(self.title_subject[drawable], kind="stable")
         self.sample_titles = drawable[by_subject]
         self.sample_cum = np.cumsum(popularity[by_subject])
-        self.title_sampler = _Sampler(self.sample_cum)
+        self.title_sampler = Sampler(self.sample_cum)
         sorted_subjects = self.title_subject[self.sample_titles]
         subjects = np.arange(n_subjects)
         self.seg_start = np.searchsorted(sorted_subjects, subjects, side="left").astype(np.int64)
@@ -984,104 +981,24 @@ def write_parquet(
     return run(config, outputs, quiet=quiet)
 
 
-# ---- CLI -------------------------------------------------------------------------------------
+# ---- the command ------------------------------------------------------------------------------
 
 
-# argparse types: a value out of range is a usage error (exit 2) naming the range. The floor on
-# --events (the planted loans) is checked after parsing, by GeneratorConfig.validate (exit 2, one line).
-_count = count(1)  # a positive count: 5000, 5_000, 10k, 10M or 1e7
-_year = whole_number(MIN_YEAR, MAX_YEAR)
-_seed = whole_number(0)
-_patrons = count(PLANTED_PATRONS, " (the planted thin cells' patrons)")
-_titles = count(CATALOG_TITLES, " (the built-in catalog)")
-
-
-def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "generate",
-        help="deterministic library-circulation events (+ hierarchies) to CSV, DuckDB, Postgres, Parquet",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    data = parser.add_argument_group("what to generate (the same values give the same rows)")
-    data.add_argument(
-        "--events",
-        type=_count,
-        default=DEFAULT_EVENTS,
-        help=f"number of loans, at least {PLANTED_EVENTS} (the planted ones); 5000, 10k, 1.5M, 1e7 "
-        "(default %(default)s)",
-    )
-    data.add_argument("--seed", type=_seed, default=DEFAULT_SEED,
-                      help="random seed, a whole number >= 0 (default %(default)s)")
-    data.add_argument("--key", default=DEFAULT_KEY, help="HMAC key for patron tokens (default: the public demo key)")
-    data.add_argument("--year", type=_year, default=DEFAULT_YEAR,
-                      help=f"year of borrowed_at, {MIN_YEAR} to {MAX_YEAR} (default %(default)s)")
-    data.add_argument(
-        "--profile",
-        choices=PROFILES,
-        default=DEFAULT_PROFILE,
-        # % doubled: argparse formats help with %-style placeholders
-        help="the workload's shape: "
-        + "; ".join(f"{name}: {p.description}".replace("%", "%%") for name, p in PROFILES.items())
-        + " (default %(default)s; --patrons and --titles override its scaling)",
-    )
-    data.add_argument(
-        "--patrons",
-        type=_patrons,
-        default=None,
-        help=f"number of patrons, at least {PLANTED_PATRONS} "
-        f"(default events/{EVENTS_PER_PATRON} in the default profile, "
-        f"at least {MIN_PATRONS})",
-    )
-    data.add_argument(
-        "--titles",
-        type=_titles,
-        default=None,
-        help=f"number of titles incl. the built-in catalog, at least {CATALOG_TITLES} "
-        f"(default events/{EVENTS_PER_TITLE} in the default profile, at least the catalog)",
-    )
-    out = parser.add_argument_group("where to write (any combination)")
-    out.add_argument("--out-csv", type=Path, help="events as CSV")
-    out.add_argument("--hierarchy-dir", type=Path, help="write hierarchy_{title,branch,age_band}.csv here")
-    out.add_argument("--duckdb", type=Path, help="DuckDB database file to write --table into")
-    out.add_argument("--postgres", action="store_true", help="write --table into Postgres (libpq variables)")
-    out.add_argument("--pg-dsn", default=None, help="Postgres connection string (default: libpq variables)")
-    out.add_argument("--parquet", type=Path, help="events as Parquet (hierarchies beside it)")
-    out.add_argument("--table", default=DEFAULT_TABLE, help="events table, name or schema.name (default %(default)s)")
-    out.add_argument(
-        "--hierarchy-prefix",
-        default=None,
-        help="name prefix of hierarchy tables/files (default <table>_hierarchy_; for Parquet <stem>_hierarchy_)",
-    )
-    parser.add_argument("--quiet", action="store_true", help="no progress bar or summary")
-    parser.set_defaults(func=_main)
-
-
-def _main(args: argparse.Namespace) -> int:
-    outputs = Outputs(
-        csv=args.out_csv,
-        hierarchy_dir=args.hierarchy_dir,
-        duckdb=args.duckdb,
-        postgres=args.postgres or args.pg_dsn is not None,
-        postgres_dsn=args.pg_dsn,
-        parquet=args.parquet,
-        table=args.table,
-        hierarchy_prefix=args.hierarchy_prefix,
-    )
+def command(config: GeneratorConfig, outputs: Outputs, *, quiet: bool = False) -> int:
+    """`python -m kanon_tools generate` (kanon_tools.cli.generate parses it): write `outputs`, or say in
+    one line why not (exit 2: nothing to write, a value out of range, a bad table name)."""
     if not outputs.describe():
         print("generate: nothing to write; give --out-csv, --hierarchy-dir, --duckdb, --postgres or --parquet",
               file=sys.stderr)
         return 2
-    config = GeneratorConfig(args.events, args.seed, args.key, args.year, args.patrons, args.titles,
-                             args.profile)
     try:
-        _split_name(args.table)
+        _split_name(outputs.table)
         config.validate()
     except ValueError as exc:
         print(f"generate: {exc}", file=sys.stderr)
         return 2
-    summary = run(config, outputs, quiet=args.quiet)
-    if not args.quiet:
+    summary = run(config, outputs, quiet=quiet)
+    if not quiet:
         print(
             f"generated {summary.events:,} events ({summary.active_patrons:,} of {summary.patrons:,} patrons "
             f"borrowing, {summary.titles:,} titles) in {summary.seconds:.1f}s -> " + "; ".join(summary.outputs),

@@ -2,7 +2,7 @@
 
 Everything here is plain data in a fixed order; `generate.py` draws events over it. Changing
 anything in this file changes the committed example seeds, so regenerate them (see the command in
-`kanon_tools.generate`) and re-check the documentation that quotes them.
+`kanon_tools.dev.generate`) and re-check the documentation that quotes them.
 
 Weights are integers on purpose: the generator only divides, adds and takes square roots of them,
 which IEEE 754 rounds exactly, so the committed seeds regenerate bit-for-bit on any machine.
