@@ -25,9 +25,11 @@ def register(subparsers: Any) -> None:
                     "the period, read from the audit trail through `dbt run-operation kanon.cli_report`: the "
                     "overview, then per release kind its decisions, lattice node or grid. Names and counts only; "
                     "never a hidden count.")
-    parser.add_argument("--report", action="append", dest="reports", type=name("a released model's name or unique id"),
+    parser.add_argument("--report", action="append", dest="reports", metavar="MODEL",
+                        type=name("a released model's name or unique id"),
                         help="only this report (repeat for several; default every report on the trail)")
-    parser.add_argument("--since", type=date, help="only releases from this date on, YYYY-MM-DD (default all)")
-    parser.add_argument("-o", "--out", required=True, help="the HTML file to write")
+    parser.add_argument("--since", type=date, metavar="DATE",
+                        help="only releases from this date on, YYYY-MM-DD (default all)")
+    parser.add_argument("-o", "--out", required=True, metavar="FILE", help="the HTML file to write")
     add_dbt_options(parser)
     parser.set_defaults(func=report.run_report)
