@@ -1,0 +1,135 @@
+{#-
+  dbt run-operation kanon.cli_report --args '{reports: [my_mart], since: "2026-01-01"}'
+
+  What `python -m kanon_tools report` reads: the releases of the audit trail (kanon_audit_releases,
+  wherever the project put it) in a period, oldest first, with what a reviewer's page shows of
+  each, emitted as one KANON_JSON line:
+    {relation,
+     releases: [{report, report_unique_id, invocation_id, released_at, status, reason, failed_check,
+                 k, release_kind, rows_released, cells_in, cells_suppressed, people_suppressed,
+                 suppression_rate (text), rows_changed_small, rows_held, release_plan (text)}],
+     decisions: [{invocation_id, report_unique_id, decision, ladder_step, groups, people}],
+     tables: [{report_unique_id, relation, dimensions, cells: [[[label, level], ...], count, status]]}
+              or {report_unique_id, missing: why}]}
+  decisions: the groups a release decided on, counted per decision and ladder step; `people` is
+  the people published in them, NULL for SUPPRESS, PRIMARY and SECONDARY (never a suppressed
+  group's people). tables: for each report released by kanon.release_table in the period, the
+  grid its model publishes now (the graph says where), every cell with its labels and levels per
+  dimension, its status and its count only where the status is 'published' (a hidden cell's
+  count is never selected). reports: names or unique ids (default every report); since: a date,
+  YYYY-MM-DD (default the whole trail). A column an older trail lacks is none. Only reads (see
+  _cli_read_only).
+-#}
+{% macro cli_report(reports=none, since=none) %}
+  {%- set who = 'kanon.cli_report' -%}
+  {%- if reports is not none and (reports is string or reports is mapping or reports is not iterable
+        or reports | length == 0 or reports | reject('string') | list | length > 0) -%}
+    {{ exceptions.raise_compiler_error(who ~ ": reports must be a non-empty list of released models' names or unique ids, got " ~ kanon._describe_value(reports)) }}
+  {%- endif -%}
+  {%- if since is not none and (since is not string or not modules.re.match('^[0-9]{4}-[0-9]{2}-[0-9]{2}$', since)) -%}
+    {{ exceptions.raise_compiler_error(who ~ ": since must be a date, YYYY-MM-DD, got " ~ kanon._describe_value(since)) }}
+  {%- endif -%}
+  {%- do kanon._cli_read_only() -%}
+  {%- set releases = kanon._cli_audit_releases(who) -%}
+  {%- set groups = kanon._audit_relation('kanon_audit_groups') -%}
+  {%- set groups = adapter.get_relation(database=groups.database, schema=groups.schema, identifier=groups.identifier) -%}
+  {%- set fields = ['report', 'report_unique_id', 'invocation_id', 'released_at', 'status', 'reason', 'failed_check', 'k',
+                    'release_kind', 'rows_released', 'cells_in', 'cells_suppressed', 'people_suppressed',
+                    'suppression_rate', 'rows_changed_small', 'rows_held', 'release_plan'] -%}
+  {%- set counts = ['k', 'rows_released', 'cells_in', 'cells_suppressed', 'people_suppressed', 'rows_changed_small',
+                    'rows_held'] -%}
+  {%- set present = adapter.get_columns_in_relation(releases) | map(attribute='name') | map('lower') | list -%}
+  {%- set where = [] -%}
+  {%- if reports is not none -%}
+    {%- set names = [] -%}
+    {%- for name in reports -%}{%- do names.append("'" ~ name | trim | replace("'", "''") ~ "'") -%}{%- endfor -%}
+    {%- do where.append('(report in (' ~ names | join(', ') ~ ') or report_unique_id in (' ~ names | join(', ') ~ '))') -%}
+  {%- endif -%}
+  {%- if since is not none -%}
+    {%- do where.append("released_at >= cast('" ~ since ~ "' as " ~ dbt.type_timestamp() ~ ")") -%}
+  {%- endif -%}
+  {%- set where_sql = (' where ' ~ where | join(' and ')) if where else '' -%}
+  {%- set sql -%}
+    select
+      {%- for field in fields %}
+      {% if field in present %}{{ field }}{% else %}cast(null as {{ dbt.type_string() }}) as {{ field }}{% endif %}{% if not loop.last %},{% endif %}
+      {%- endfor %}
+    from {{ releases }}{{ where_sql }}
+    order by released_at, report, invocation_id
+  {%- endset -%}
+  {#- agate hands numbers back as Decimal and timestamps as datetime, which JSON cannot carry. -#}
+  {%- set out = [] -%}
+  {%- set tables = [] -%}
+  {%- for row in run_query(sql).rows -%}
+    {%- set release = {} -%}
+    {%- for field in fields -%}
+      {%- set value = row[field] -%}
+      {%- do release.update({field: none if value is none else (value | int if field in counts else value | string)}) -%}
+    {%- endfor -%}
+    {%- do out.append(release) -%}
+    {%- if release.release_kind == 'table' and release.report_unique_id not in tables -%}
+      {%- do tables.append(release.report_unique_id) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- set decisions = [] -%}
+  {%- if groups is not none and out | length > 0 -%}
+    {%- set decision_sql -%}
+      select g.invocation_id, g.report_unique_id, g.decision, g.ladder_step, count(*) as n_groups,
+             sum(case when g.decision in ('PASS', 'GENERALIZE', 'REMAINDER') then g.people_shown end) as people
+      from {{ groups }} as g
+      inner join (select distinct invocation_id, report_unique_id from {{ releases }}{{ where_sql }}) as r
+        on r.invocation_id = g.invocation_id and r.report_unique_id = g.report_unique_id
+      group by g.invocation_id, g.report_unique_id, g.decision, g.ladder_step
+      order by g.invocation_id, g.report_unique_id, g.ladder_step, g.decision
+    {%- endset -%}
+    {%- for row in run_query(decision_sql).rows -%}
+      {%- do decisions.append({'invocation_id': row[0], 'report_unique_id': row[1], 'decision': row[2],
+          'ladder_step': none if row[3] is none else row[3] | int, 'groups': row[4] | int,
+          'people': none if row[5] is none else row[5] | int}) -%}
+    {%- endfor -%}
+  {%- endif -%}
+  {%- set grids = [] -%}
+  {%- for unique_id in tables -%}
+    {%- do grids.append(kanon._cli_report_grid(unique_id)) -%}
+  {%- endfor -%}
+  {%- do kanon._cli_emit({'relation': releases | string, 'releases': out, 'decisions': decisions, 'tables': grids}) -%}
+{% endmacro %}
+
+{#- The grid a table release's model publishes now: labels and levels per dimension, status, and
+    the count of published cells only; {report_unique_id, missing} when the model is no longer in
+    the graph or not built. -#}
+{% macro _cli_report_grid(unique_id) %}
+  {%- set node = graph.nodes.get(unique_id) -%}
+  {%- if node is none or node.config.get('kanon_release_kind') != 'table' -%}
+    {{ return({'report_unique_id': unique_id, 'missing': 'no longer a table release in this project'}) }}
+  {%- endif -%}
+  {%- set relation = adapter.get_relation(database=node.database, schema=node.schema, identifier=node.alias) -%}
+  {%- if relation is none -%}
+    {{ return({'report_unique_id': unique_id, 'missing': 'not built with this target'}) }}
+  {%- endif -%}
+  {%- set columns = adapter.get_columns_in_relation(relation) | map(attribute='name') | list -%}
+  {%- set dimensions = [] -%}
+  {%- for name in columns if name ~ '_level' in columns -%}{%- do dimensions.append(name) -%}{%- endfor -%}
+  {%- set count_column = node.config.get('count_column') or 'people' -%}
+  {%- if dimensions | length == 0 or count_column not in columns or 'status' not in columns -%}
+    {{ return({'report_unique_id': unique_id, 'missing': 'its mart has no dimension, count column or status'}) }}
+  {%- endif -%}
+  {%- set q = kanon._quote -%}
+  {%- set selected = [] -%}
+  {%- for d in dimensions -%}
+    {%- do selected.append('cast(' ~ q(d) ~ ' as ' ~ dbt.type_string() ~ ')') -%}
+    {%- do selected.append(q(d ~ '_level')) -%}
+  {%- endfor -%}
+  {#- the count of a published cell only: a hidden one's is never read, whatever the mart holds -#}
+  {%- do selected.append("case when " ~ q('status') ~ " = 'published' then " ~ q(count_column) ~ " end") -%}
+  {%- do selected.append(q('status')) -%}
+  {%- set n = dimensions | length -%}
+  {%- set cells = [] -%}
+  {%- for row in run_query('select ' ~ selected | join(', ') ~ ' from ' ~ relation).rows -%}
+    {%- set nodes = [] -%}
+    {%- for i in range(n) -%}{%- do nodes.append([row[2 * i], row[2 * i + 1] | int]) -%}{%- endfor -%}
+    {%- do cells.append([nodes, none if row[2 * n] is none else row[2 * n] | int, row[2 * n + 1]]) -%}
+  {%- endfor -%}
+  {{ return({'report_unique_id': unique_id, 'relation': relation | string, 'dimensions': dimensions,
+             'count_column': count_column, 'cells': cells}) }}
+{% endmacro %}
