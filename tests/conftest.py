@@ -57,10 +57,11 @@ os.environ.setdefault("KANON_CACHE_DIR", str(Path(tempfile.gettempdir()) / f"kan
 # with the Spark driver's JVM options of kanon_tools.spark_sql; test_release_over_time.py less
 # its 22 s of parses, alone 57 s -> 35 s); a file not listed takes under 10 s. xdist's default
 # order, files with the most tests first, started the Spark module last, and then, in test count
-# order, left one worker 70 s behind the other.
+# order, left one worker 70 s behind the other. test_dbt_versions.py: alone (pytest -n 1), its
+# virtualenv cached.
 SECONDS_PER_FILE = {
     "test_spark.py": 340, "test_table.py": 233, "test_audit.py": 101, "test_bench.py": 99,
-    "test_release_hardening.py": 81, "test_records.py": 59, "test_records_adult.py": 57,
+    "test_release_hardening.py": 81, "test_dbt_versions.py": 70, "test_records.py": 59, "test_records_adult.py": 57,
     "test_release.py": 42, "test_cli.py": 40, "test_records_inspect.py": 38, "test_records_cli.py": 22,
     "test_dbt_runner.py": 33, "test_release_over_time.py": 33, "test_release_guards.py": 32,
     "test_host_settings.py": 30, "test_records_pseudonym.py": 28, "test_records_receipt.py": 27,
