@@ -35,3 +35,19 @@ def test_the_page_marks_hidden_cells_and_refusals_and_hides_small_totals() -> No
     assert page.count('<tr class="refused">') == 2 and "REFUSED (min_count)" in page
     assert "Protection width: 3" in page and "not recorded" in page
     assert page.count('src="data:image/png;base64,') == 1 and "http" not in page.replace("http://www.w3.org", "")
+
+
+def test_an_attack_verdict_is_shown_with_the_tables_it_audited() -> None:
+    """`report --attack FILE`: the table's LP audit as `attack --verdict FILE` wrote it (counts
+    only); a verdict about other tables leaves it 'not recorded'."""
+    def page(*attacks: dict[str, object]) -> str:
+        return report.render({"relation": "trail", "releases": RELEASES, "tables": [GRID], "decisions": []},
+                             attacks=attacks)
+
+    verdict = {"command": "attack", "reports": ["t", "u"], "protection": 3.0, "audited_at": "2026-01-03 09:00:00 UTC",
+               "verdict": "FAIL", "found": 2, "exact": 1}
+    shown = page(verdict)
+    assert "LP audit (attack): FAIL, 2 hidden cell(s) can be worked out (1 exactly) or narrowed below 3 (audited " \
+        "<time>2026-01-03 09:00:00 UTC</time>, with t, u)." in shown and "not recorded" not in shown
+    assert "not recorded" in page(dict(verdict, reports=["u"]))
+    assert "OK, no hidden cell can be worked out (audited" in page(dict(verdict, verdict="OK", found=0, exact=0))

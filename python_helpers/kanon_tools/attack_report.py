@@ -40,12 +40,14 @@ line; 2 bad arguments.
 from __future__ import annotations
 
 import argparse
+import datetime
 import itertools
 import json
 import math
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from kanon_tools.attack import (
@@ -437,16 +439,17 @@ def report_many(linked: Linked, found: Sequence[Finding]) -> list[str]:
     return lines
 
 
-def _run_one(args: argparse.Namespace, name: str, emitted: Mapping[str, Any]) -> int:
-    """One report: its own audit, as before linked reports."""
+def _run_one(args: argparse.Namespace, name: str, emitted: Mapping[str, Any]) -> tuple[int, list[Finding] | None]:
+    """One report: its own audit, as before linked reports. The exit code, and the findings (None
+    when the table contradicts itself)."""
     protection = width(emitted, args.protection)
     try:
         cells, found = audit(emitted, protection)
     except InconsistentTable as exc:
         print(f"kanon {COMMAND}: {name} contradicts itself: {exc}", file=sys.stderr)
-        return 1
+        return 1, None
     return _verdict(report(cells, found, str(emitted["relation"]), protection), found, "cell(s)", name,
-                    "what it publishes", f"{protection:g}" if protection else "")
+                    "what it publishes", f"{protection:g}" if protection else ""), list(found)
 
 
 def _verdict(lines: Sequence[str], found: Sequence[Finding], what: str, subject: str, source: str, held: str) -> int:
@@ -463,21 +466,36 @@ def _verdict(lines: Sequence[str], found: Sequence[Finding], what: str, subject:
     return 0
 
 
-def _run_linked(args: argparse.Namespace, names: Sequence[str], emitted: Sequence[Mapping[str, Any]]) -> int:
+def _run_linked(args: argparse.Namespace, names: Sequence[str], emitted: Sequence[Mapping[str, Any]],
+                ) -> tuple[int, list[Finding] | None]:
     """Several reports: one audit of what they publish together."""
     together = ", ".join(names)
     try:
         linked, found = audit_many(emitted, args.protection, names)
     except InconsistentTable as exc:
         print(f"kanon {COMMAND}: {exc}", file=sys.stderr)
-        return 1
+        return 1, None
     return _verdict(report_many(linked, found), found, "quantity" if len(found) == 1 else "quantities", together,
-                    "what they publish together", _widths(linked))
+                    "what they publish together", _widths(linked)), list(found)
+
+
+def verdict_record(names: Sequence[str], protection: float, found: Sequence[Finding] | None) -> dict[str, Any]:
+    """What `attack --verdict FILE` writes, for `report --attack FILE`: the reports audited together,
+    when, the width held to, and how many hidden cells could be worked out: counts only."""
+    return {"command": COMMAND, "reports": list(names), "protection": protection,
+            "audited_at": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M:%S UTC"),
+            "verdict": "INCONSISTENT" if found is None else ("FAIL" if found else "OK"),
+            "found": None if found is None else len(found),
+            "exact": None if found is None else sum(1 for f in found if f.reason == "exact")}
 
 
 def run_attack(args: argparse.Namespace) -> int:
     names = list(dict.fromkeys(args.report))  # a report named twice is read once
     emitted = [cli_operation(args, COMMAND, MACRO, {"report": name}) for name in names]
-    if len(names) == 1:
-        return _run_one(args, names[0], emitted[0])
-    return _run_linked(args, names, emitted)
+    code, found = _run_one(args, names[0], emitted[0]) if len(names) == 1 else _run_linked(args, names, emitted)
+    if getattr(args, "verdict", None):
+        try:
+            Path(args.verdict).write_text(json.dumps(verdict_record(names, args.protection, found)) + "\n")
+        except OSError as exc:
+            raise SystemExit(f"kanon {COMMAND}: cannot write {args.verdict}: {exc.strerror or exc}") from None
+    return code

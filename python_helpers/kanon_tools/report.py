@@ -16,8 +16,9 @@ The page shows
   and the nodes evaluated, the records suppressed by reason, and a plot of the level chosen for
   each quasi-identifier;
 - per table with totals: the grid its model publishes, every hidden cell marked PRIMARY or
-  SECONDARY, the protection width, and the LP audit's result: `attack` prints it and stores it
-  nowhere, so the page says it is not recorded.
+  SECONDARY, the protection width, and the LP audit's result when `attack --verdict FILE` wrote
+  one and `--attack FILE` gives it (the trail does not hold it; without one the page says it is
+  not recorded).
 
 Nothing below k and no hidden value: the macro never selects a suppressed group's people or a
 hidden cell's count, and a suppressed total below k (it could be one group's count) is shown as
@@ -30,21 +31,23 @@ from __future__ import annotations
 import argparse
 import base64
 import io
+import json
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from html import escape
 from pathlib import Path
 from string import Template
 from typing import Any
 
+from kanon_tools.attack_report import COMMAND as ATTACK_COMMAND
 from kanon_tools.audit import cli_operation
 from kanon_tools.receipt import SUPPRESSION_REASONS, parse_plan, records_receipt
 
 COMMAND = "report"
 MACRO = "kanon.cli_report"
 HIDDEN_MARKS = {"primary": "PRIMARY", "secondary": "SECONDARY"}
-ATTACK_NOT_RECORDED = ("not recorded: `python -m kanon_tools attack` prints its result and stores it nowhere; "
-                       "run it on this table to audit the hidden cells")
+ATTACK_NOT_RECORDED = ("not recorded: run `python -m kanon_tools attack --report <this table> --verdict FILE` "
+                       "and give FILE to `report --attack FILE`")
 
 PAGE = Template("""<!DOCTYPE html>
 <html lang="en">
@@ -269,12 +272,32 @@ def records_section(report: str, releases: list[dict[str, Any]]) -> str:
     return "".join(out)
 
 
-def table_section(report: str, releases: list[dict[str, Any]], grid: Mapping[str, Any] | None) -> str:
+def attack_verdicts(report: str, attacks: Sequence[Mapping[str, Any]]) -> str:
+    """The LP audits (`attack --verdict FILE`) that covered `report`, as HTML: how many hidden
+    cells each could work out, when (a <time>), with which reports; 'not recorded' without one."""
+    said = []
+    for verdict in attacks:
+        if report not in (verdict.get("reports") or []):
+            continue
+        outcome = {"OK": "OK, no hidden cell can be worked out",
+                   "FAIL": f"FAIL, {verdict.get('found')} hidden cell(s) can be worked out"
+                           f" ({verdict.get('exact')} exactly)"}.get(str(verdict.get("verdict")),
+                                                                     "the table contradicts itself")
+        width = verdict.get("protection") or 0
+        if width and verdict.get("verdict") == "FAIL":
+            outcome += f" or narrowed below {width:g}"
+        said.append(f"{escape(outcome)} (audited <time>{escape(str(verdict.get('audited_at')))}</time>, with "
+                    f"{escape(', '.join(map(str, verdict.get('reports') or [])))})")
+    return "; ".join(said) if said else escape(ATTACK_NOT_RECORDED)
+
+
+def table_section(report: str, releases: list[dict[str, Any]], grid: Mapping[str, Any] | None,
+                  attacks: Sequence[Mapping[str, Any]] = ()) -> str:
     latest = releases[-1]
     plan, _ = parse_plan(latest.get("release_plan"))
     out = [f"<h3>{escape(report)} (table with totals)</h3>",
            f"<p>Protection width: {_show((plan or {}).get('protection') or 'none beyond k')}. "
-           f"LP audit (attack): {escape(ATTACK_NOT_RECORDED)}.</p>"]
+           f"LP audit (attack): {attack_verdicts(report, attacks)}.</p>"]
     if grid is None or grid.get("missing"):
         return "".join(out) + f"<p>Grid: {_show((grid or {}).get('missing', 'not read'))}.</p>"
     dims = list(grid.get("dimensions") or [])
@@ -304,7 +327,7 @@ def _cell(cell: list[Any]) -> str:
 
 
 def render(data: Mapping[str, Any], title: str = "kanon releases: a report for reviewers",
-           period: str = "the whole trail") -> str:
+           period: str = "the whole trail", attacks: Sequence[Mapping[str, Any]] = ()) -> str:
     releases = list(data.get("releases") or [])
     decisions = list(data.get("decisions") or [])
     grids = {g.get("report_unique_id"): g for g in data.get("tables") or []}
@@ -321,7 +344,7 @@ def render(data: Mapping[str, Any], title: str = "kanon releases: a report for r
         elif kind == "records":
             sections["records"].append(records_section(name, rs))
         elif kind == "table":
-            sections["table"].append(table_section(name, rs, grids.get(unique_id)))
+            sections["table"].append(table_section(name, rs, grids.get(unique_id), attacks))
     body = [overview(releases)]
     for heading, key in (("Count releases", "counts"), ("Record releases", "records"),
                          ("Tables with totals", "table")):
@@ -338,7 +361,15 @@ def run_report(args: argparse.Namespace) -> int:
     period = f"since {args.since}" if args.since else "the whole trail"
     if args.reports:
         period += ", " + ", ".join(args.reports)
-    page = render(data, period=period)
+    attacks = []
+    for path in args.attacks:
+        try:
+            attacks.append(json.loads(Path(path).read_text(encoding="utf-8")))
+        except (OSError, ValueError) as exc:
+            raise SystemExit(f"kanon {COMMAND}: cannot read the attack verdict {path}: {exc}") from None
+        if not isinstance(attacks[-1], dict) or attacks[-1].get("command") != ATTACK_COMMAND:
+            raise SystemExit(f"kanon {COMMAND}: {path} is not a verdict written by `attack --verdict`")
+    page = render(data, period=period, attacks=attacks)
     try:
         Path(args.out).write_text(page, encoding="utf-8")
     except OSError as exc:

@@ -26,5 +26,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--protection", type=protection, default=0.0,
                         help="also fail when a hidden cell's interval is narrower than this (in people; default 0, "
                              "or the release's own protection when it promised a wider one)")
+    parser.add_argument("--verdict", metavar="FILE",
+                        help="also write the verdict to FILE as JSON (the reports, when, how many hidden cells could "
+                             "be worked out: counts only), for `report --attack FILE`")
     add_dbt_options(parser)
     parser.set_defaults(func=attack_report.run_attack)

@@ -30,6 +30,9 @@ def register(subparsers: Any) -> None:
                         help="only this report (repeat for several; default every report on the trail)")
     parser.add_argument("--since", type=date, metavar="DATE",
                         help="only releases from this date on, YYYY-MM-DD (default all)")
+    parser.add_argument("--attack", action="append", dest="attacks", metavar="FILE", default=[],
+                        help="a verdict written by `attack --verdict FILE`: shown with the tables it audited "
+                             "(repeat for several; without one a table's LP audit says 'not recorded')")
     parser.add_argument("-o", "--out", required=True, metavar="FILE", help="the HTML file to write")
     add_dbt_options(parser)
     parser.set_defaults(func=report.run_report)
