@@ -222,6 +222,37 @@ def warehouse_kind(request: pytest.FixtureRequest) -> str:
     return kind
 
 
+@contextlib.contextmanager
+def postgres_role(wh: Warehouse, name: str) -> Iterator[str]:
+    """A Postgres role <schema>_<name> made for a test, and everything it owns dropped after."""
+    role = f"{wh.schema}_{name}"
+    wh.execute(f'drop role if exists "{role}"')
+    wh.execute(f'create role "{role}"')
+    try:
+        yield role
+    finally:
+        wh.execute(f'drop owned by "{role}"')
+        wh.execute(f'drop role if exists "{role}"')
+
+
+def role_can_select(wh: Warehouse, role: str, relation: str) -> bool:
+    """Whether `role` may select from `relation` (Postgres): False on a permission denied, on the
+    table or on its schema; any other error is raised."""
+    import psycopg2
+
+    conn = wh.connect()
+    try:
+        cur = conn.cursor()
+        cur.execute(f'set role "{role}"')
+        try:
+            cur.execute(f"select count(*) from {relation}")
+        except psycopg2.errors.InsufficientPrivilege:
+            return False
+        return True
+    finally:
+        conn.close()
+
+
 def require_postgres() -> None:
     """For tests that only make sense on Postgres (roles, grants): fail under CI, else skip, when it is down."""
     reason = postgres_unavailable_reason()

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 import yaml  # type: ignore[import-untyped]  # no stubs installed; only safe_load is used
-from conftest import ROOT, DbtProject, Warehouse, require_postgres
+from conftest import ROOT, DbtProject, Warehouse, postgres_role, require_postgres, role_can_select
 from test_host_settings import write_host
 
 pytestmark = pytest.mark.dbt
@@ -85,39 +85,18 @@ def test_docs_generate_shows_kanon_with_its_descriptions(documented: tuple[DbtPr
 def read_by_bi(make_warehouse: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Warehouse, str]]:
     require_postgres()
     wh = make_warehouse("postgres", "bi")
-    reader = f"{wh.schema}_bi_reader"
-    wh.execute(f'drop role if exists "{reader}"')
-    wh.execute(f'create role "{reader}"')
-    try:
+    with postgres_role(wh, "bi_reader") as reader:
         _host(tmp_path_factory.mktemp("bi_host"), wh, reader).run("build")
         yield wh, reader
-    finally:
-        wh.execute(f'drop owned by "{reader}"')
-        wh.execute(f'drop role if exists "{reader}"')
-
-
-def _can_select(wh: Warehouse, role: str, relation: str) -> bool:
-    conn = wh.connect()
-    try:
-        cur = conn.cursor()
-        cur.execute(f'set role "{role}"')
-        try:
-            cur.execute(f"select count(*) from {relation}")
-            return True
-        except Exception as error:  # psycopg2's InsufficientPrivilege; the message says which
-            assert "permission denied" in str(error), error
-            return False
-    finally:
-        conn.close()
 
 
 def test_the_bi_reader_selects_the_marts_and_nothing_else(read_by_bi: tuple[Warehouse, str]) -> None:
     wh, reader = read_by_bi
     schema, audit = wh.schema, f"{wh.schema}_kanon_audit"
-    assert all(_can_select(wh, reader, f'"{schema}"."{mart}"') for mart in MARTS)
+    assert all(role_can_select(wh, reader, f'"{schema}"."{mart}"') for mart in MARTS)
     for relation in (f'"{schema}"."host_events"', f'"{schema}"."host_hierarchy_age"',
                      f'"{audit}"."kanon_audit_groups"', f'"{audit}"."kanon_audit_releases"'):
-        assert not _can_select(wh, reader, relation), relation
+        assert not role_can_select(wh, reader, relation), relation
     granted = wh.query(
         "select table_schema, table_name, privilege_type from information_schema.role_table_grants "
         f"where grantee = '{reader}' order by table_name")

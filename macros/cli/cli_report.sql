@@ -95,9 +95,10 @@
   {%- do kanon._cli_emit({'relation': releases | string, 'releases': out, 'decisions': decisions, 'tables': grids}) -%}
 {% endmacro %}
 
-{#- The grid a table release's model publishes now: labels and levels per dimension, status, and
-    the count of published cells only; {report_unique_id, missing} when the model is no longer in
-    the graph or not built. -#}
+{#- The grid a table release's model publishes now, as cli_table_cells reads it (_cli_table_grid:
+    per cell its labels and levels per dimension, the count of a published cell only, the status),
+    with the dimensions' names; {report_unique_id, missing} when the model is no longer in the
+    graph or not built. -#}
 {% macro _cli_report_grid(unique_id) %}
   {%- set node = graph.nodes.get(unique_id) -%}
   {%- if node is none or node.config.get('kanon_release_kind') != 'table' -%}
@@ -107,29 +108,6 @@
   {%- if relation is none -%}
     {{ return({'report_unique_id': unique_id, 'missing': 'not built with this target'}) }}
   {%- endif -%}
-  {%- set columns = adapter.get_columns_in_relation(relation) | map(attribute='name') | list -%}
-  {%- set dimensions = [] -%}
-  {%- for name in columns if name ~ '_level' in columns -%}{%- do dimensions.append(name) -%}{%- endfor -%}
-  {%- set count_column = node.config.get('count_column') or 'people' -%}
-  {%- if dimensions | length == 0 or count_column not in columns or 'status' not in columns -%}
-    {{ return({'report_unique_id': unique_id, 'missing': 'its mart has no dimension, count column or status'}) }}
-  {%- endif -%}
-  {%- set q = kanon._quote -%}
-  {%- set selected = [] -%}
-  {%- for d in dimensions -%}
-    {%- do selected.append('cast(' ~ q(d) ~ ' as ' ~ dbt.type_string() ~ ')') -%}
-    {%- do selected.append(q(d ~ '_level')) -%}
-  {%- endfor -%}
-  {#- the count of a published cell only: a hidden one's is never read, whatever the mart holds -#}
-  {%- do selected.append("case when " ~ q('status') ~ " = 'published' then " ~ q(count_column) ~ " end") -%}
-  {%- do selected.append(q('status')) -%}
-  {%- set n = dimensions | length -%}
-  {%- set cells = [] -%}
-  {%- for row in run_query('select ' ~ selected | join(', ') ~ ' from ' ~ relation).rows -%}
-    {%- set nodes = [] -%}
-    {%- for i in range(n) -%}{%- do nodes.append([row[2 * i], row[2 * i + 1] | int]) -%}{%- endfor -%}
-    {%- do cells.append([nodes, none if row[2 * n] is none else row[2 * n] | int, row[2 * n + 1]]) -%}
-  {%- endfor -%}
-  {{ return({'report_unique_id': unique_id, 'relation': relation | string, 'dimensions': dimensions,
-             'count_column': count_column, 'cells': cells}) }}
+  {%- set grid = kanon._cli_table_grid(node, relation, 'kanon.cli_report') -%}
+  {{ return(dict(grid, report_unique_id=unique_id, dimensions=grid.dimensions | map(attribute='name') | list)) }}
 {% endmacro %}

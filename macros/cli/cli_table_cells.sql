@@ -29,7 +29,13 @@
   {%- if node.config.get('kanon_release_kind') != 'table' -%}
     {{ exceptions.raise_compiler_error(who ~ ": " ~ node.unique_id ~ " is not a table released by kanon.release_table") }}
   {%- endif -%}
-  {%- set relation = kanon._cli_model_relation(node, who) -%}
+  {%- do kanon._cli_emit(kanon._cli_table_grid(node, kanon._cli_model_relation(node, who), who)) -%}
+{% endmacro %}
+
+{#- The grid a table release's model publishes (relation: its mart): {relation, k, zeros_hidden,
+    protection, count_column, dimensions, cells} as cli_table_cells emits it; shared with
+    cli_report. Raises, naming `who`, when the mart lacks a dimension or a column it needs. -#}
+{% macro _cli_table_grid(node, relation, who) %}
   {%- set columns = adapter.get_columns_in_relation(relation) | map(attribute='name') | list -%}
   {%- set dimensions = [] -%}
   {%- for name in columns if name ~ '_level' in columns -%}
@@ -55,7 +61,8 @@
     {%- do selected.append(q(d.name ~ '_level')) -%}
     {%- do selected.append(('cast(' ~ q(d.name ~ '_parent') ~ ' as ' ~ string ~ ')') if d.hierarchical else ('cast(null as ' ~ string ~ ')')) -%}
   {%- endfor -%}
-  {%- do selected.extend([q(count_column), q('status')]) -%}
+  {#- a published cell's count only: a hidden one's is never read, whatever the mart holds -#}
+  {%- do selected.extend(["case when " ~ q('status') ~ " = 'published' then " ~ q(count_column) ~ " end", q('status')]) -%}
   {%- for d in dimensions -%}{%- do selected.append(q(d.name ~ '_additive')) -%}{%- endfor -%}
   {%- set sql -%}
     select {{ selected | join(', ') }}
@@ -76,7 +83,7 @@
     {%- set count = row[3 * n] -%}
     {%- do cells.append([nodes, none if count is none else count | int, row[3 * n + 1], additive]) -%}
   {%- endfor -%}
-  {%- do kanon._cli_emit({
+  {{ return({
       'relation': relation | string,
       'k': node.config.get('k'),
       'zeros_hidden': node.config.get('kanon_table', {}).get('hide_zeros', false) is sameas true,
@@ -84,5 +91,5 @@
       'count_column': count_column,
       'dimensions': dimensions,
       'cells': cells,
-  }) -%}
+  }) }}
 {% endmacro %}
