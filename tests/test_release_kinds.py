@@ -30,6 +30,7 @@ RELEASE = """{% macro release_fifth(relation, k) %}
   {%- if not execute -%}{{ return(kanon._release_at_parse_time('fifth')) }}{%- endif -%}
   {%- set nulls = 'null as band, null as people,' -%}
   {%- set policy = {'fingerprint': 'fifth', 'plan': tojson({'kind': 'fifth', 'dimensions': []})} -%}
+  {%- set long_form -%}
 with _k_bands as (
   select band, count(distinct person) as people from {{ relation }} group by band
 )
@@ -47,6 +48,8 @@ union all
 {%- endif %}
 union all
 {{ kanon._long_form_closing_facts(nulls, 'person', policy) }}
+  {%- endset -%}
+  {{ kanon._long_form_published(long_form, ['band', 'people']) }}
 {% endmacro %}
 """
 CHECK = """{% macro _gate_check__fifth_floor(gate) %}

@@ -567,3 +567,40 @@ def test_the_generic_and_hierarchy_tests_find_on_spark_what_they_find_on_duckdb(
         "kanon_source_k_anonymous_records_raw_events_2__pid__branch__title": 4,
         "counts_gate_not_4_anonymous": 1,  # the k=3 release's row of 3 people
     }, on_spark.output[-4000:]
+
+
+@pytest.mark.parametrize("model", ["counts_gate", "records_release", "table_release"])
+def test_dbt_show_on_spark_returns_only_published_rows(spark: dict[str, Any], first_run: dict[str, Any],
+                                                       model: str) -> None:
+    # what `dbt show` (and a Preview button) runs is the model's SQL outside the materialization:
+    # the published rows and columns only, never the long form's groups, facts or persons
+    # counts_gate's live release was made at k=3 (the killed release's, run again)
+    live_vars = ["--vars", '{"gate_k": 3}'] if model == "counts_gate" else []
+    result = _run(spark, "show", "--select", model, "--output", "json", "--limit", "1000", *live_vars)
+    assert result.ok, result.output[-3000:]
+    assert "_kanon" not in result.output
+    preview = json.loads(result.output[result.output.index("{"):result.output.rindex("}") + 1])["show"]
+    [mart] = _sql(spark["dir"], f"select * from {spark['schema']}.{model}")
+    assert preview and len(preview) == len(mart)
+    # JSON previews give whole numbers as floats where agate typed the column as a number
+    shown = [[int(v) if isinstance(v, float) and v.is_integer() else v for v in row.values()] for row in preview]
+    assert _same_rows(shown, mart)
+
+
+def test_target_and_logs_on_spark_hold_no_suppressed_group_and_no_learned_figure(
+    spark: dict[str, Any], first_run: dict[str, Any],
+) -> None:
+    # after the releases and the previews above: each suppressed group's labels as the long form
+    # carries them, and the record search's learned figures, are on the private trail only
+    audit = f"{spark['schema']}_kanon_audit"
+    [groups] = _sql(spark["dir"], f"select labels from {audit}.kanon_audit_groups where decision = 'SUPPRESS'")
+    assert groups, "the Spark project leaves suppressed groups"
+    tokens = {labels: labels for [labels] in groups}
+    tokens.update({json.dumps(labels)[1:-1]: labels for [labels] in groups})
+    tokens.update({key: key for key in ('"classes_suppressed"', '"records_out"', '"rescue"')})
+    _run(spark, "compile", "--select", "counts_gate", "records_release", "table_release")
+    found = [f"{tokens[token]!r} in {path}" for path in (spark["workdir"] / "target").rglob("*") if path.is_file()
+             for token in tokens if token in path.read_text(errors="replace")]
+    found += [f"{tokens[token]!r} in {path}" for path in (spark["workdir"] / "logs").rglob("*") if path.is_file()
+              for token in tokens if token in path.read_text(errors="replace")]
+    assert found == []

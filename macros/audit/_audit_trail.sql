@@ -469,7 +469,7 @@
         'compile' if compile else 'error', reason[:2000], any_row=true)) -%}
   {%- endfor -%}
   {%- for insert in inserts -%}
-    {%- call statement('kanon_refused_before_the_gate', auto_begin=true) -%}{{ insert }}{%- endcall -%}
+    {%- do kanon._audit_write_bound(insert, [none]) -%}
   {%- endfor -%}
   {%- if inserts -%}{%- do adapter.commit() -%}{%- endif -%}
 {% endmacro %}

@@ -42,7 +42,7 @@
 {%- endmacro -%}
 
 {#- A REFUSED release: the gate's failing check and why (counts only), and the plan it was refused
-    with. any_row: also not when a PENDING row is there (a Spark release that may have gone live). -#}
+    with (bound where the marker is: run it with _audit_write_bound(sql, [release.release_plan])). any_row: also not when a PENDING row is there (a Spark release that may have gone live). -#}
 {% macro _audit_insert_refused(audit_releases, release, check, reason, any_row=false) %}
   insert into {{ audit_releases }} {{ kanon._audit_columns('releases', through='reason', also=['failed_check', 'release_kind', 'release_plan', 'input_rows']) }}
   select
@@ -52,7 +52,7 @@
     {{ kanon._sql_text(reason) }},
     {{ kanon._sql_text(check) }},
     {{ kanon._sql_text(release.release_kind) }},
-    {{ kanon._sql_text(release.get('release_plan')) }},
+    {{ kanon._audit_bound_marker() }},
     cast({{ release.get('input_rows') if release.get('input_rows') is not none else 'null' }} as {{ dbt.type_bigint() }})
   where {{ kanon._audit_not_yet_recorded(audit_releases, release, any_row) }}
 {% endmacro %}
@@ -105,7 +105,8 @@
 {% endmacro %}
 
 {#- The summary row of a published release: literals from the facts the gate read in its one
-    scan of the staging table (no second scan). status 'PENDING': the same row, written before
+    scan of the staging table (no second scan), the plan bound where the marker is (run it with
+    _audit_write_bound(sql, [facts.release_plan])). status 'PENDING': the same row, written before
     the release goes live where no transaction holds the swap and the trail together (Spark). -#}
 {% macro _audit_insert_release(audit_releases, release, facts, status='RELEASED') %}
   {%- if status not in ['RELEASED', 'PENDING'] -%}
@@ -125,7 +126,7 @@
     cast({{ facts.events_null_unit }} as {{ bigint }}),
     cast(null as {{ dbt.type_string() }}),
     '{{ release.release_kind }}',
-    {{ kanon._sql_text(facts.release_plan) }}
+    {{ kanon._audit_bound_marker() }}
     {%- for fact in ['rows_compared', 'rows_changed_small', 'rows_held', 'rows_appeared', 'rows_disappeared', 'input_rows'] %},
     cast({{ facts[fact] if facts[fact] is not none else 'null' }} as {{ bigint }})
     {%- endfor %},

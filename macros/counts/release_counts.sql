@@ -64,6 +64,7 @@
   {%- set names = kanon._counts_names(plan) -%}
   {%- set rest = '_k_rest_' ~ (names.last + 1) -%}
   {%- set nulls = kanon._counts_null_columns(plan) -%}
+  {%- set statement -%}
 with
 {{ kanon._counts_ctes(plan, with_rest=(remainder or audit), with_thin=audit) }}
 {%- if audit %},
@@ -123,7 +124,19 @@ where _k_merge = 2
 {%- endif %}
 {{ kanon._counts_long_form_facts(plan, names, policy, nulls, rest, warn_missing, on_small_change) }}
 {%- endif %}
+  {%- endset -%}
+  {#- under k_anonymous, the long form inside what the mart would publish (_long_form_published) -#}
+  {{ kanon._long_form_published(statement, kanon._counts_published_names(plan)) if audit else statement }}
 {%- endmacro %}
+
+{#- The names of the released columns, in their order (_counts_published_columns). -#}
+{% macro _counts_published_names(plan) %}
+  {%- set names = [] -%}
+  {%- for d in plan.dims -%}{%- do names.extend([d.column, d.column ~ '_level']) -%}{%- endfor -%}
+  {%- do names.append(plan.count_column) -%}
+  {%- do names.extend(plan.measures) -%}
+  {{ return(names) }}
+{% endmacro %}
 
 {#- The facts of a count release's long form (_long_form_facts): its finest cells by decision, the
     people suppressed, the events without a person, the events read, the closing facts, the

@@ -3,9 +3,8 @@
     the previous release stays as it is. -#}
 {% macro _refuse_release(staging, audit_releases, release, failed, target) %}
   {%- do kanon._drop_staging(staging) -%}
-  {% call statement('kanon_refused') -%}
-    {{ kanon._audit_insert_refused(audit_releases, release, failed[0], failed[1]) }}
-  {%- endcall %}
+  {%- do kanon._audit_write_bound(kanon._audit_insert_refused(audit_releases, release, failed[0], failed[1]),
+      [release.get('release_plan')]) -%}
   {%- do adapter.commit() -%}
   {{ exceptions.raise_compiler_error(
       "kanon: refused to publish " ~ model.unique_id ~ " (check " ~ failed[0] ~ "): " ~ failed[1]

@@ -79,9 +79,9 @@
   {{ run_hooks(pre_hooks, inside_transaction=True) }}
   {%- do kanon._begin_release_transaction() -%}
 
-  -- 1. stage
+  -- 1. stage (a release macro's long form, from inside the published rows its SQL returns elsewhere)
   {% call statement('kanon_staging') -%}
-    {{ kanon._create_staging_table_as(staging_relation, sql) }}
+    {{ kanon._create_staging_table_as(staging_relation, kanon._release_staged_sql(sql)) }}
   {%- endcall %}
 
   {#- The release kind, from config at parse time (release macros set it); what was staged must match it. -#}
@@ -98,6 +98,7 @@
 
   -- 2. check: nothing below k is published, and the release is one the config accepts
   {%- set facts = kanon._release_facts(staging_relation, staged, count_column, k, kind, audit.releases) -%}
+  {%- do facts.update({'release_plan': kanon._release_plan_with_learned(kind, facts)}) -%}
   {%- do facts.update({'suppression_rate': kanon._release_suppression_rate(kind, facts)}) -%}
   {%- do release.update({'release_kind': kind.name, 'release_plan': facts.release_plan, 'input_rows': facts.input_rows,
       'policy_fingerprint': facts.policy_fingerprint if long_form
@@ -125,9 +126,7 @@
   {#- Without a transaction (Spark) the summary row is written twice: PENDING before the swap,
       RELEASED after it, so that a crash in between leaves the attempt on the record (ADR 10). -#}
   {%- if not kanon._release_has_transaction() %}
-  {% call statement('kanon_audit_pending') -%}
-    {{ kanon._audit_insert_release(audit.releases, release, facts, 'PENDING') }}
-  {%- endcall %}
+  {%- do kanon._audit_write_bound(kanon._audit_insert_release(audit.releases, release, facts, 'PENDING'), [facts.release_plan]) -%}
   {%- endif %}
 
   -- 4. swap, drop the old release, index the new one
@@ -140,9 +139,7 @@
   {% do create_indexes(target_relation) %}
 
   -- 5. the release's summary row, post-hooks, grants, clean-up; then one commit
-  {% call statement('kanon_audit_release') -%}
-    {{ kanon._audit_insert_release(audit.releases, release, facts) }}
-  {%- endcall %}
+  {%- do kanon._audit_write_bound(kanon._audit_insert_release(audit.releases, release, facts), [facts.release_plan]) -%}
 
   {{ run_hooks(post_hooks, inside_transaction=True) }}
 

@@ -5,7 +5,9 @@
                  privacy unit, the budget and its unit, the loss metric, the missing-value
                  policy, the pseudonym key's variable name (never the key) and the shuffle seed;
     plan         the JSON kept in kanon_audit_releases.release_plan, read by
-                 `python -m kanon_tools receipt`: the policy, the chosen node and its loss under
+                 `python -m kanon_tools receipt`: the policy, the chosen node (in the SQL, since the
+                 SQL applies it), and what the search learned (kept off the SQL:
+                 _release_learned): the chosen node's loss under
                  every metric, the lattice searched (and the seconds the scan into the class table took, and the
                  search from the class table to the chosen node and its figures), records and classes by fate, the rescue
                  hints, the kept or sensitive columns that nearly identify a person (_records_nearly_unique), the refusal. Aggregates only, never a value of the data. Its
@@ -51,15 +53,15 @@
   {%- for qi in plan.qis -%}{%- do at.update({qi.name: levels[qi.index]}) -%}{%- endfor -%}
   {%- set d = search.details -%}
   {%- set recorded = dict(policy) -%}
-  {%- do recorded.budget.update({'limit': search.limit}) -%}
-  {%- do recorded.update({
-      'dimensions': dimensions,
-      'node': at,
+  {%- do recorded.update({'dimensions': dimensions, 'node': at, 'lattice_size': plan.lattice_size}) -%}
+  {#- what the search learned from the data: kept off the SQL text, merged into the plan on the
+      private trail by the materialization (_release_learned) -#}
+  {%- set learned = {
+      'budget': {'limit': search.limit},
       'loss': {
           'height': node._k_loss_height | float,
           'discernibility': node._k_loss_discernibility | float,
           'non_uniform_entropy': node._k_loss_non_uniform_entropy | float},
-      'lattice_size': plan.lattice_size,
       'nodes_evaluated': search.nodes_evaluated,
       'search_seconds': search.search_seconds,
       'scan_seconds': search.scan_seconds,
@@ -74,6 +76,6 @@
           'missing_value': {'records': d.missing.records, 'people': d.missing.people}},
       'rescue': search.rescue,
       'nearly_unique': search.get('nearly_unique', []),
-      'refused': search.refused}) -%}
-  {{ return({'fingerprint': fingerprint, 'plan': tojson(recorded, sort_keys=true)}) }}
+      'refused': search.refused} -%}
+  {{ return({'fingerprint': fingerprint, 'plan': tojson(recorded, sort_keys=true), 'learned': learned}) }}
 {% endmacro %}

@@ -2,7 +2,7 @@
     field means). Its records carry no count: the gate recounts the people of every class. -#}
 {% macro _release_kind__records() %}
   {{ return({'called': 'kanon.release_records', 'long_form': true, 'count': false, 'budget': true, 'rate_of': 'budget_unit',
-      'order_by': '_kanon_shuffle',
+      'order_by': '_kanon_shuffle', 'learns': true,
       'facts': ['cells_passed', 'cells_suppressed', 'records_in', 'records_suppressed', 'people_in', 'people_suppressed',
                 'rows_compared', 'rows_changed_small', 'rows_appeared', 'rows_disappeared', 'key_fingerprint'],
       'checks': ['input_empty', 'input_shrink', 'records_search', 'records_recount', 'records_budget', 'small_change']}) }}

@@ -54,6 +54,7 @@
   {%- set search = kanon._records_search(plan) -%}
   {%- do search.update({'nearly_unique': kanon._records_nearly_unique(plan, who)}) -%}
   {%- set policy = kanon._records_policy(plan, search) -%}
+  {%- do kanon._release_learned_keep(policy.learned) -%}
   {%- set levels = kanon._records_node_levels(plan, search.node) -%}
   {%- set q = kanon._quote -%}
   {%- set keys = kanon._records_node_keys(plan) -%}
@@ -66,6 +67,7 @@
   {%- for qi in plan.qis -%}{%- do class_keys.append((qi.name, '_k_g' ~ qi.index)) -%}{%- endfor -%}
   {%- set compared = kanon._live_difference_ctes(kanon._release_live_relation(), class_keys, 'count(*)',
       "_k_fated where _k_fate = 'kept'", none, true) -%}
+  {%- set statement -%}
 with
 {{ kanon._records_lookup_ctes(plan) }}
 _k_rows as (
@@ -126,7 +128,7 @@ where _k_fate = 'kept'
 {{ kanon._live_difference_facts(nulls, compared, plan.k, on_small_change) }}
 union all
 {#- the records the search read (also when it refused), which the gate compares with the previous release's #}
-{{ kanon._long_form_fact(nulls, 'input_rows', search.records_in) }}
+{{ kanon._long_form_fact(nulls, 'input_rows', '(select count(*) from ' ~ plan.relation ~ ')') }}
 {%- if pseudonymized %}
 union all
 {#- the key's fingerprint: the pseudonym of a constant no identifier is, never the key (ADR 12) #}
@@ -134,6 +136,9 @@ union all
 {%- endif %}
 union all
 {{ kanon._long_form_closing_facts(nulls, plan.privacy_unit, policy) }}
+  {%- endset -%}
+  {#- the long form inside what the extract would publish, in its order (_long_form_published) -#}
+  {{ kanon._long_form_published(statement, published | map(attribute='name') | list, '_kanon_shuffle') }}
 {%- endmacro %}
 
 {#- The columns a record release publishes, in the relation's order: every column but those

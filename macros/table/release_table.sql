@@ -70,7 +70,8 @@
 {#- The published columns of one cell of `cells` (an alias with the columns of _k_table): per
     dimension its label (the total's is total_label; NULL for a NULL value), level and, with a
     hierarchy, parent's label; the count when published, status and display; per dimension
-    whether the cell is the sum of its parts along it. Also the labels as SQL, for the audit. -#}
+    whether the cell is the sum of its parts along it. Also the labels as SQL, for the audit, and
+    the columns' names. -#}
 {% macro _table_published(plan, cells) %}
   {%- set q = kanon._quote -%}
   {%- set string = dbt.type_string() -%}
@@ -102,13 +103,21 @@
   {%- for d in plan.dims -%}
     {%- do columns.append('cast(' ~ cells ~ '._k_add' ~ loop.index0 ~ ' as ' ~ dbt.type_boolean() ~ ') as ' ~ q(d.name ~ '_additive')) -%}
   {%- endfor -%}
-  {{ return({'columns': columns, 'labels': labels}) }}
+  {#- the names, in the columns' order -#}
+  {%- set names = [] -%}
+  {%- for d in plan.dims -%}
+    {%- do names.extend([d.name, d.name ~ '_level'] + ([d.name ~ '_parent'] if d.hierarchy is not none else [])) -%}
+  {%- endfor -%}
+  {%- do names.extend([plan.count_column, 'status', 'display']) -%}
+  {%- for d in plan.dims -%}{%- do names.append(d.name ~ '_additive') -%}{%- endfor -%}
+  {{ return({'columns': columns, 'labels': labels, 'names': names}) }}
 {% endmacro %}
 
 {#- The long form of a table release: every cell of the plan's table with the search's
     secondaries hidden, the hidden cells' audit groups and the facts. -#}
 {% macro _table_long_form(plan, search, policy) -%}
   {%- set published = kanon._table_published(plan, '_k_own') -%}
+  {%- set statement -%}
   {%- set nulls = [] -%}
   {%- for column in published.columns -%}{%- do nulls.append('null as ' ~ column.split(' as ')[-1] ~ ',') -%}{%- endfor -%}
   {%- set nulls = nulls | join('\n    ') -%}
@@ -161,4 +170,7 @@ union all
 union all
 {# ... and the privacy unit, the policy and plan the table was released under -#}
 {{ kanon._long_form_closing_facts(nulls, plan.privacy_unit, policy) }}
+  {%- endset -%}
+  {#- the long form inside what the table would publish (_long_form_published) -#}
+  {{ kanon._long_form_published(statement, published.names) }}
 {%- endmacro %}

@@ -5,6 +5,9 @@
 {%- set plan = {'kind': 'records', 'k': 1, 'l': none, 'diversity': none, 'privacy_unit': none, 'refused': none,
     'budget': {'share': 1, 'unit': 'records'},
     'columns': [{'name': 'age', 'role': 'quasi_identifier'}, {'name': 'diagnosis', 'role': 'keep'}]} %}
+{#- what a search would have learned, kept as release_records keeps it (_release_learned) -#}
+{%- if execute %}{% do kanon._release_learned_keep({'refused': none}) %}{% endif %}
+{%- set long_form %}
 select cast(age as {{ dbt.type_string() }}) as age, diagnosis,
   {{ kanon._long_form_row('release', {'shuffle': "'x'"}) }}
 from {{ ref('records_people') }}
@@ -13,3 +16,5 @@ union all
 select null, null, {{ kanon._long_form_row('fact', {'fact': "'release_plan'", 'text': "'" ~ tojson(plan) ~ "'"}) }}
 union all
 select null, null, {{ kanon._long_form_row('fact', {'fact': "'records_in'", 'value': '72'}) }}
+{%- endset %}
+{{ kanon._long_form_published(long_form, ['age', 'diagnosis'], '_kanon_shuffle') }}

@@ -18,15 +18,13 @@
     rate_of    what its suppression rate is a share of: 'cells' (cells suppressed of cells in)
                or 'budget_unit' (records, or people, as its suppression budget counts them)
     order_by   the long-form column its rows are published in the order of, if any
+    learns     (optional, default false) its release macro learns figures from the data while
+               the model compiles and keeps them off the SQL (_release_learned); the release
+               is refused when they are not found
 -#}
 {% macro _release_kind(name, staged_columns, max_suppression=none) %}
   {%- set who = "kanon: " ~ model.unique_id -%}
-  {%- set descriptor = kanon.get('_release_kind__' ~ name) if name is string else none -%}
-  {%- if descriptor is none -%}
-    {{ exceptions.raise_compiler_error(who ~ ": unknown release kind '" ~ name ~ "' in config kanon_release_kind (known: "
-        ~ (kanon._release_kind_names() | join(', ')) ~ "); it is set by kanon's release macros, not by hand") }}
-  {%- endif -%}
-  {%- set kind = descriptor() -%}
+  {%- set kind = kanon._release_kind_descriptor(name) -%}
   {%- set marked = kanon._long_form_marker() in (staged_columns | map('lower') | list) -%}
   {%- if marked != kind.long_form -%}
     {{ exceptions.raise_compiler_error(who ~ " is configured as a '" ~ name ~ "' release but its SQL "
@@ -39,6 +37,17 @@
         ~ " people it left out; " ~ kind.called ~ " does not); remove it from the config") }}
   {%- endif -%}
   {{ return(dict(kind, name=name)) }}
+{% endmacro %}
+
+{#- The descriptor of the kind `name` (a dict), or a compiler error naming the known kinds. -#}
+{% macro _release_kind_descriptor(name) %}
+  {%- set descriptor = kanon.get('_release_kind__' ~ name) if name is string else none -%}
+  {%- if descriptor is none -%}
+    {{ exceptions.raise_compiler_error("kanon: " ~ model.unique_id ~ ": unknown release kind '" ~ name
+        ~ "' in config kanon_release_kind (known: " ~ (kanon._release_kind_names() | join(', '))
+        ~ "); it is set by kanon's release macros, not by hand") }}
+  {%- endif -%}
+  {{ return(descriptor()) }}
 {% endmacro %}
 
 {#- The names of every release kind kanon defines (its _release_kind__<name> macros), sorted. -#}
