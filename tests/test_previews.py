@@ -32,8 +32,10 @@ MODELS = ("counts_mart", "records_mart", "table_mart")
 LEARNED_KEYS = ('"classes_suppressed"', '"records_out"', '"rescue"')
 
 COUNTS = """{{ config(materialized='k_anonymous', k=3) }}
+-- people by branch and age band (comments around the call are the user's own)
 {{ kanon.release_counts(ref('preview_events'), privacy_unit='Patron Id', dimensions=['branch', 'age_band'],
     hierarchies={'age_band': ref('preview_age')}, ladder=[{'age_band': 1}]) }}
+/* reviewed by the data protection officer */
 """
 RECORDS = """{{ config(materialized='k_anonymous', k=3, max_suppression=0.3) }}
 {{ kanon.release_records(ref('preview_people'), privacy_unit='Patron Id', suppression_unit='people', columns={

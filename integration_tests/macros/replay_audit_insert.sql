@@ -14,9 +14,7 @@
   } -%}
   {%- set releases = kanon._audit_relation('kanon_audit_releases') -%}
   {%- for attempt in range(2) -%}
-    {% call statement('replay') -%}
-      {{ kanon._audit_insert_refused(releases, release, 'min_count', 'replayed') }}
-    {%- endcall %}
+    {%- do kanon._audit_write_bound(kanon._audit_insert_refused(releases, release, 'min_count', 'replayed'), [none]) -%}
   {%- endfor -%}
   {%- do adapter.commit() -%}
 {% endmacro %}

@@ -42,8 +42,10 @@ order by {{ order_by }}
   {%- set tail = sql[last + end | length:] if last >= 0 else '' -%}
   {#- the head is `select <quoted names> from (`: names quoted as _quote quotes them, any text inside -#}
   {%- set name = '(?:"(?:[^"]|"")*"|`(?:[^`]|``)*`)' -%}
-  {%- set head_ok = modules.re.fullmatch('\\s*select ' ~ name ~ '(?:, ' ~ name ~ ')*\\s+from \\(\\s*', head) is not none -%}
-  {%- set tail_ok = modules.re.fullmatch("\\s*\\) as _kanon_long_form\\s+where _kanon_row = 'release'(\\s+order by [a-z_]+)?\\s*",
+  {#- white space and SQL comments, which may stand before the call and after it -#}
+  {%- set blank = '(?:\\s|--[^\\n]*(?:\\n|$)|/\\*(?:[^*]|\\*(?!/))*\\*/)*' -%}
+  {%- set head_ok = modules.re.fullmatch(blank ~ 'select ' ~ name ~ '(?:, ' ~ name ~ ')*\\s+from \\(\\s*', head) is not none -%}
+  {%- set tail_ok = modules.re.fullmatch("\\s*\\) as _kanon_long_form\\s+where _kanon_row = 'release'(\\s+order by [a-z_]+)?" ~ blank,
       tail) is not none -%}
   {%- if first < 0 or last <= first -%}
     {{ exceptions.raise_compiler_error("kanon: " ~ model.unique_id ~ " is configured as a '" ~ kind.name ~ "' release but its SQL"
