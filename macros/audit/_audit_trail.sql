@@ -20,6 +20,9 @@
                  readers kanon grants are the roles of the var kanon_audit_readers (SELECT only).
     apart        nothing else the project builds may share the trail's schema: the audit models
                  and every release refuse, naming what does.
+    not cloned   dbt clone builds nodes with dbt's own view, the project's grants and no kanon
+                 hook: the audit models' pre-hook refuses it (_audit_trail_hook_guard), and a
+                 view found where the trail belongs is dropped and the trail created there.
 -#}
 
 {#- The body of an audit model: its typed empty shell, once it is sure it is materialized by
@@ -36,6 +39,29 @@
         ~ "  models:\n    kanon:\n      audit:\n        +materialized: kanon_audit_trail") }}
   {%- endif -%}
   {{ return(kanon._audit_shell(which)) }}
+{% endmacro %}
+
+{#- The audit models' one pre-hook (_audit__models.yml; hooks add up, so a host's config can add
+    its own but never remove this one). kanon_audit_trail runs no hooks: this one only runs when
+    something else builds an audit model, and that is dbt clone, whose `clone` materialization
+    dbt takes from the root project or dbt itself, never from a package (dbt 1.11,
+    require_explicit_package_overrides_for_builtin_materializations), and which compiles nothing,
+    so _audit_trail_model's check never runs. On Postgres and DuckDB clone makes a view over the
+    source schema's trail with the project's +grants and no kanon hook to revoke them (clone runs
+    no on-run-* hooks). Run first, outside the transaction, it refuses before anything is
+    created. Renders no SQL at parse time. -#}
+{% macro _audit_trail_hook_guard() %}
+  {%- if not execute -%}{{ return('') }}{%- endif -%}
+  {%- if flags.WHICH == 'clone' -%}
+    {{ exceptions.raise_compiler_error(
+        "kanon: refused to clone " ~ model.unique_id ~ ": it is the private audit trail, which names every thin cell, and dbt clone"
+        ~ " would make " ~ this ~ " a view over " ~ (defer_relation or 'the trail of --state') ~ " with this project's grants, outside"
+        ~ " kanon's control. Nothing was created. Leave kanon out of the clone: dbt clone --state <path> --exclude package:kanon;"
+        ~ " the next dbt run or dbt build in the clone's schema creates its own, empty trail.") }}
+  {%- endif -%}
+  {{ exceptions.raise_compiler_error(
+      "kanon: refused to build " ~ model.unique_id ~ " with dbt " ~ flags.WHICH ~ ": it is the private, append-only audit trail,"
+      ~ " which only the kanon_audit_trail materialization builds. Nothing was created.") }}
 {% endmacro %}
 
 {#- Which audit table an audit model is (see _audit_tables). -#}
@@ -100,7 +126,8 @@
 {% endmacro %}
 
 {#- What the warehouse holds of the audit relations, in one query: {'missing': [relations],
-    'not_tables': [relations], 'foreign': [(relation, grantee, privilege)]}. `foreign` lists
+    'views': [relations], 'not_tables': [relations] (neither table nor view), 'foreign':
+    [(relation, grantee, privilege)]}. `foreign` lists
     every privilege a role other than the owner (and the role dbt runs as) holds on them, table-
     or column-level, PUBLIC included; SELECT of a kanon_audit_readers role is not foreign. -#}
 {% macro _audit_trail_state(relations) %}
@@ -122,11 +149,13 @@
   {%- for row in run_query(sql).rows -%}
     {%- do found.update({(row[0], row[1]): row[2]}) -%}
   {%- endfor -%}
-  {%- set state = {'missing': [], 'not_tables': [], 'foreign': []} -%}
+  {%- set state = {'missing': [], 'views': [], 'not_tables': [], 'foreign': []} -%}
   {%- for relation in relations -%}
     {%- set kind = found.get(((relation.schema | lower), (relation.identifier | lower))) -%}
     {%- if kind is none -%}
       {%- do state.missing.append(relation) -%}
+    {%- elif (kind | upper) == 'VIEW' -%}
+      {%- do state.views.append(relation) -%}
     {%- elif (kind | upper) not in ['BASE TABLE', 'LOCAL TEMPORARY'] -%}
       {%- do state.not_tables.append(relation) -%}
     {%- endif -%}
@@ -179,11 +208,13 @@
     {%- do found.update({(row[0], row[1]): row[2]}) -%}
     {%- if row[3] is not none -%}{%- do grants.append((row[0], row[1], row[3], row[4])) -%}{%- endif -%}
   {%- endfor -%}
-  {%- set state = {'missing': [], 'not_tables': [], 'foreign': []} -%}
+  {%- set state = {'missing': [], 'views': [], 'not_tables': [], 'foreign': []} -%}
   {%- for relation in relations -%}
     {%- set kind = found.get((relation.schema, relation.identifier)) -%}
     {%- if kind is none -%}
       {%- do state.missing.append(relation) -%}
+    {%- elif kind == 'v' -%}
+      {%- do state.views.append(relation) -%}
     {%- elif kind not in ['r', 'p'] -%}
       {%- do state.not_tables.append(relation) -%}
     {%- endif -%}
@@ -215,11 +246,13 @@
       {%- do listed.update({schema | string: kinds}) -%}
     {%- endif -%}
   {%- endfor -%}
-  {%- set state = {'missing': [], 'not_tables': [], 'foreign': []} -%}
+  {%- set state = {'missing': [], 'views': [], 'not_tables': [], 'foreign': []} -%}
   {%- for relation in relations -%}
     {%- set kind = listed[relation.without_identifier() | string].get(relation.identifier | lower) -%}
     {%- if kind is none -%}
       {%- do state.missing.append(relation) -%}
+    {%- elif kind == 'view' -%}
+      {%- do state.views.append(relation) -%}
     {%- elif kind != 'table' -%}
       {%- do state.not_tables.append(relation) -%}
     {%- endif -%}
@@ -281,19 +314,39 @@
 {% endmacro %}
 
 {#- Creates what is missing of the trail and adds the columns its shells define and it lacks;
-    never drops or rebuilds anything. `tables` is a list of (relation, which: see _audit_tables), in
+    never drops or rebuilds a table. `tables` is a list of (relation, which: see _audit_tables), in
     one schema. A table it creates is made private in the same transaction (so that `alter
-    default privileges` grants never outlive it) and marked as kanon's by its comment. Commits.
-    Returns the relations it created. -#}
+    default privileges` grants never outlive it) and marked as kanon's by its comment. A view
+    where a trail table belongs holds no history: it is what `dbt clone` made before kanon refused
+    it (a view over another schema's trail, granted to the project's readers), so it is dropped
+    and the table created in its place. Anything else there (a materialized view, a foreign
+    table) is refused, its other roles' privileges revoked first. Commits. Returns the relations
+    it created. -#}
 {% macro _build_audit_trail(tables) %}
   {%- set relations = tables | map(attribute=0) | list -%}
   {%- do kanon._audit_trail_lock(relations[0].schema) -%}
   {%- set state = kanon._audit_trail_state(relations) -%}
   {%- if state.not_tables -%}
+    {%- if state.foreign -%}
+      {%- do kanon._make_audit_trail_private([], state.foreign) -%}
+      {%- do adapter.commit() -%}
+    {%- endif -%}
     {{ exceptions.raise_compiler_error(
-        "kanon: the audit trail " ~ (state.not_tables | join(', ')) ~ " exists but is not a table (a host setting"
+        "kanon: the audit trail " ~ (state.not_tables | join(', ')) ~ " exists but is neither a table nor a view (a host setting"
         ~ " materialized it otherwise?). kanon never drops it: rename it aside, then run again to recreate the trail.") }}
   {%- endif -%}
+  {%- for relation in state.views -%}
+    {%- if loop.first -%}
+      {{ log("kanon: WARNING: dropped the view(s) " ~ (state.views | join(', ')) ~ " where the private audit trail belongs"
+          ~ " (such as dbt clone made before kanon refused to clone the trail: a view over another schema's trail,"
+          ~ " with the project's grants); creating the trail in their place.", info=true) }}
+    {%- endif -%}
+    {#- not adapter.drop_relation: dbt-postgres drops with cascade, and what was built on the view is not kanon's to drop -#}
+    {% call statement('kanon_audit_trail_drop_view') -%}
+      drop view {{ relation }}
+    {%- endcall %}
+    {%- do state.missing.append(relation) -%}
+  {%- endfor -%}
   {%- if state.missing -%}
     {#- dbt's create_schema macro, not adapter.create_schema: that one commits, ending the lock. -#}
     {%- do create_schema(relations[0].without_identifier()) -%}
@@ -385,11 +438,11 @@
   {%- set relations = tables | map(attribute=0) | list -%}
   {%- do kanon._audit_trail_check_apart(relations, this, doing) -%}
   {%- set state = kanon._audit_trail_state(relations) -%}
-  {%- if state.missing -%}
+  {%- if state.missing or state.views -%}
     {%- do kanon._build_audit_trail(tables) -%}
     {%- set state = kanon._audit_trail_state(relations) -%}
-    {%- if state.missing -%}
-      {{ exceptions.raise_compiler_error("kanon: refused to " ~ doing ~ ": could not create the audit trail " ~ (state.missing | join(', ')) ~ ". Nothing was published.") }}
+    {%- if state.missing or state.views -%}
+      {{ exceptions.raise_compiler_error("kanon: refused to " ~ doing ~ ": could not create the audit trail " ~ ((state.missing + state.views) | join(', ')) ~ ". Nothing was published.") }}
     {%- endif -%}
   {%- endif -%}
   {%- if state.not_tables -%}
@@ -424,14 +477,14 @@
       {{ log("kanon: WARNING: on-run-end: revoked from the private audit trail: "
           ~ kanon._audit_trail_describe_grants(state.foreign), info=true) }}
       {%- set present = [] -%}
-      {%- for relation in relations if relation not in state.missing and relation not in state.not_tables -%}
+      {%- for relation in relations if relation not in state.missing + state.views + state.not_tables -%}
         {%- do present.append(relation) -%}
       {%- endfor -%}
       {%- do kanon._make_audit_trail_private(present, state.foreign) -%}
       {%- do adapter.commit() -%}
     {%- endif -%}
     {#- once the trail is private again -#}
-    {%- if not state.missing and not state.not_tables -%}
+    {%- if not (state.missing or state.views or state.not_tables) -%}
       {%- do kanon._audit_record_unrecorded_refusals(kanon._audit_relation('kanon_audit_releases'), results) -%}
     {%- endif -%}
   {%- endif -%}

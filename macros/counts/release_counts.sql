@@ -43,7 +43,7 @@
   {%- if not execute -%}
     {{ return(kanon._release_at_parse_time('counts')) }}
   {%- endif -%}
-  {%- set who = kanon._who('kanon.release_counts') -%}
+  {%- set who = kanon._release_who('kanon.release_counts') -%}
   {%- do kanon._check_boolean(warn_missing, 'warn_missing', who) -%}
   {%- do kanon._check_enum(on_small_change, 'on_small_change', ['report', 'hold', 'refuse'], who) -%}
   {%- set audit = config.get('materialized') == 'k_anonymous' -%}

@@ -27,7 +27,7 @@
   {%- if not execute -%}
     {{ return('select 1 as _kanon_parse_placeholder') }}
   {%- endif -%}
-  {%- set who = kanon._who('kanon.release_decisions') -%}
+  {%- set who = kanon._release_who('kanon.release_decisions') -%}
   {%- do kanon._warn_one_statement_release(who) -%}
   {%- set k, count_column = kanon._release_config_defaults(k, count_column, false, who) -%}
   {%- set plan = kanon._counts_plan(who, relation, privacy_unit, dimensions, hierarchies, k, ladder,

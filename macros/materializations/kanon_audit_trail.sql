@@ -7,7 +7,8 @@
       _build_audit_trail), otherwise only adds the columns the shell defines and the table lacks:
       it never drops, never rebuilds, and ignores --full-refresh and the full_refresh config,
     - never runs pre- or post-hooks and never applies grants (it says so, once per model, when
-      the project configured any, or a schema it did not apply),
+      the project configured any, or a schema it did not apply); the audit models' own pre-hook
+      is for dbt clone, which builds them otherwise (_audit_trail_hook_guard),
     - on Postgres revokes, on every run, every privilege any role other than the owner holds on
       the table (table- and column-level, PUBLIC included, `alter default privileges` grants
       included), and grants SELECT to the roles of the var kanon_audit_readers, nothing more.
@@ -24,8 +25,10 @@
   {%- if config.get('grants') -%}
     {%- do ignored.append('grants ' ~ tojson(config.get('grants'), sort_keys=true)) -%}
   {%- endif -%}
-  {%- if pre_hooks | length > 0 -%}
-    {%- do ignored.append((pre_hooks | length) ~ ' pre-hook(s)') -%}
+  {#- the project's own: not kanon's guard against dbt clone (_audit_trail_hook_guard) -#}
+  {%- set host_pre_hooks = pre_hooks | rejectattr('sql', 'equalto', '{{ kanon._audit_trail_hook_guard() }}') | list -%}
+  {%- if host_pre_hooks | length > 0 -%}
+    {%- do ignored.append((host_pre_hooks | length) ~ ' pre-hook(s)') -%}
   {%- endif -%}
   {%- if post_hooks | length > 0 -%}
     {%- do ignored.append((post_hooks | length) ~ ' post-hook(s)') -%}

@@ -37,7 +37,7 @@
   {%- if not execute -%}
     {{ return(kanon._release_at_parse_time('records')) }}
   {%- endif -%}
-  {%- set who = kanon._who('kanon.release_records') -%}
+  {%- set who = kanon._release_who('kanon.release_records') -%}
   {%- if config.get('materialized') != 'k_anonymous' -%}
     {{ exceptions.raise_compiler_error(who ~ ": a record release is only published through its gate: configure the model"
         ~ " materialized='k_anonymous' (with k), not '" ~ config.get('materialized') ~ "'") }}

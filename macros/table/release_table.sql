@@ -51,7 +51,7 @@
         'linked': linked_to is not none and linked_to is not string and linked_to is not mapping and linked_to | length > 0}) -%}
     {{ return(kanon._release_at_parse_time('table')) }}
   {%- endif -%}
-  {%- set who = kanon._who('kanon.release_table') -%}
+  {%- set who = kanon._release_who('kanon.release_table') -%}
   {%- do kanon._check_relation(relation, 'relation', who) -%}
   {%- if config.get('materialized') != 'k_anonymous' -%}
     {{ exceptions.raise_compiler_error(who ~ ": a table with totals is only published through its gate: configure the model"
