@@ -18,6 +18,9 @@
     rate_of    what its suppression rate is a share of: 'cells' (cells suppressed of cells in)
                or 'budget_unit' (records, or people, as its suppression budget counts them)
     order_by   the long-form column its rows are published in the order of, if any
+    shown      (optional) the fact counting what a reader is shown of the release (check
+               output_empty): rows_published unless given; a table, whose published rows
+               include its hidden cells, gives cells_passed
 -#}
 {% macro _release_kind(name, staged_columns, max_suppression=none) %}
   {%- set who = "kanon: " ~ model.unique_id -%}
