@@ -159,6 +159,20 @@ def test_the_published_table_is_audited(published: Warehouse, cli_project: Path)
 
 
 @pytest.mark.dbt
+def test_the_scan_counts_what_the_gate_refuses(published: Warehouse, cli_project: Path) -> None:
+    """NaN compares above every number (`NaN < 5` is false) and infinity is no count of people:
+    the scan counts them below the threshold, by the gate's own condition."""
+    mart = published.relation(REPORT, "cli")
+    published.execute(f"drop table {mart}")
+    published.execute(f"create table {mart} (cell varchar(10), people double precision)")
+    published.execute(f"insert into {mart} values ('a', 7), ('b', cast('NaN' as double precision)), "
+                      "('c', cast('Infinity' as double precision)), ('d', cast('-Infinity' as double precision))")
+    proc = audit(published, cli_project, "audit", "--report", REPORT, "--min-cell", "5")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "4 rows" in proc.stdout and "3 row(s) below 5 or NULL, NaN or infinite" in proc.stdout
+
+
+@pytest.mark.dbt
 def test_the_project_can_be_named_from_elsewhere(published: Warehouse, cli_project: Path, tmp_path: Path) -> None:
     proc = cli(published, "audit", "--report", REPORT, "--min-cell", "5", "--project-dir", str(cli_project),
                cwd=tmp_path)

@@ -93,6 +93,7 @@ def test_empty_events_release_an_empty_mart(built: tuple[DbtProject, Warehouse])
         ("k_anonymous_records__fails_on_small_groups", 3),
         ("k_anonymous_records__passes_on_coarser_groups", 0),
         ("k_anonymous__release_odd_names", 0),
+        ("k_anonymous__fails_on_what_the_gate_refuses", 8),
     ],
 )
 def test_generic_release_tests(built: tuple[DbtProject, Warehouse], test_name: str, failures: int) -> None:
@@ -102,6 +103,22 @@ def test_generic_release_tests(built: tuple[DbtProject, Warehouse], test_name: s
     result = project.last_build.results[test_name]  # type: ignore[attr-defined]
     assert result["status"] == "pass", result["message"]
     assert len(wh.query(project.compiled_test_sql(test_name))) == failures
+
+
+# at k=5 the gate refuses these rows of release_odd_counts (bad_gate_odd_counts) and publishes the others
+REFUSED_COUNTS = {"nan", "plus_infinity", "minus_infinity", "null", "zero", "negative", "fraction_below_k",
+                  "beyond_bigint"}
+
+
+def test_the_generic_test_fails_on_every_count_the_gate_refuses(built: tuple[DbtProject, Warehouse]) -> None:
+    """NaN compares above every number (`NaN < k` is false) and infinity is no count of people:
+    kanon.k_anonymous fails on exactly the rows the gate refuses (bad_gate_odd_counts' message
+    counts the same eight, BAD_INPUTS), by the gate's own condition."""
+    project, wh = built
+    failing = wh.query(project.compiled_test_sql("k_anonymous__fails_on_what_the_gate_refuses"))
+    assert {key for key, _ in failing} == REFUSED_COUNTS
+    assert len(failing) == len(REFUSED_COUNTS)
+    assert f"{len(REFUSED_COUNTS)} row(s) have people below k=5" in BAD_INPUTS["bad_gate_odd_counts"]
 
 
 def test_generic_tests_return_keys_and_sizes_only(built: tuple[DbtProject, Warehouse]) -> None:
@@ -126,6 +143,7 @@ BAD_INPUTS = {
     "bad_gate_without_k": "k is required",
     "bad_gate_missing_count_column": "has no column 'patrons' to check against k",
     "bad_gate_null_count": "1 row(s) have people below k=2 or NULL",
+    "bad_gate_odd_counts": "(check min_count): 8 row(s) have people below k=5 or NULL, NaN or infinite",
     "bad_k_contradicts_config": "k=2 differs from the model's config k=3",
     "bad_delay_not_mapping": "delay must be a mapping such as {'column': 'loaned_at', 'days': 2}, got",
     "bad_delay_unknown_key": "delay takes column, days and as_of, not 'hours'",

@@ -247,10 +247,27 @@ def test_a_view_on_the_mart(built: tuple[DbtProject, Warehouse, str]) -> None:
 
 # --- 13. a release that publishes (almost) nothing -------------------------------------------------
 
-def test_a_release_that_publishes_nothing_warns(built: tuple[DbtProject, Warehouse, str]) -> None:
-    _, wh, output = built
-    assert "hardening_empty publishes no rows" in output
+def test_a_release_that_publishes_nothing_needs_consent(built: tuple[DbtProject, Warehouse, str]) -> None:
+    """k above every cell suppresses everything: refused (check output_empty), saying why and how
+    to consent, the previous release kept; published with allow_empty_output=true, with a warning."""
+    project, wh, _ = built
+    before = _rows(wh, "hardening_empty")
+    assert before
+    huge = "hardening_empty_k: 1000000"
+    result = project.run("run", "--select", "hardening_empty", "--vars", f"{{{huge}}}", expect_ok=False)
+    message = result.results[f"{PROJECT}.hardening_empty"]["message"]
+    # the 16 events of two branches
+    assert ("refused to publish model.kanon_integration_tests.hardening_empty (check output_empty): it read 16 input "
+            "row(s) and would publish nothing (2 of 2 cell(s) suppressed or hidden at k=1000000)") in message
+    assert "set config allow_empty_output=true to publish it" in message and "previous release of" in message
+    assert _rows(wh, "hardening_empty") == before
+    assert _release_row(wh, "hardening_empty", "status, failed_check") == ("REFUSED", "output_empty")
+    consented = project.run("run", "--select", "hardening_empty", "--vars",
+                            f"{{{huge}, hardening_allow_empty_output: true}}")
+    assert ("hardening_empty publishes nothing (2 of 2 cell(s) suppressed or hidden at k=1000000); the previous "
+            "release is replaced by an empty one, as config allow_empty_output=true allows") in consented.output
     assert _rows(wh, "hardening_empty") == []
+    assert _release_row(wh, "hardening_empty", "status, rows_released") == ("RELEASED", 0)
 
 
 def test_max_suppression_refuses_and_keeps_the_previous_release(built: tuple[DbtProject, Warehouse, str]) -> None:

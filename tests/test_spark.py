@@ -83,6 +83,13 @@ VISIT_COUNTS = {("Région d'Est", "X"): 5, ("Région d'Est", "Y"): 1, ("Région 
                 ("Süd", "X"): 4, ("Süd", "Y"): 3, ("Süd", "Z"): 5}
 VISITS: Rows = [(f"v{region[:2]}{kind}{n}", region, kind) for (region, kind), count in VISIT_COUNTS.items()
                 for n in range(count)]
+# a hand-written mart's counts (doubles): what the gate refuses at k=5, which kanon.k_anonymous must
+# fail on (NaN compares above every number on Spark too), and two it publishes
+ODD_COUNTS: list[tuple[Any, ...]] = [
+    ("nan", float("nan")), ("plus_infinity", float("inf")), ("minus_infinity", float("-inf")), ("null", None),
+    ("zero", 0.0), ("negative", -3.0), ("fraction_below_k", 4.5), ("beyond_bigint", 1e19), ("at_k", 5.0),
+    ("a_million", 1e6),
+]
 TABLES: dict[str, tuple[str, list[tuple[Any, ...]]]] = {
     "events": ("pid, branch, title", EVENTS),
     "title_hierarchy": ("level_0, level_1, level_2", TITLE_HIERARCHY),
@@ -90,6 +97,7 @@ TABLES: dict[str, tuple[str, list[tuple[Any, ...]]]] = {
     "people": ("pid, age, zip, sex, diagnosis", PEOPLE),
     "zip_hierarchy": ("level_0, level_1, level_2, level_3", ZIP_HIERARCHY),
     "visits": ("visitor, region, kind", VISITS),
+    "odd_counts": ("cell_key, people", ODD_COUNTS),
 }
 MODELS = {
     # hand-written behind the gate: var min_people 1 tries to publish one person's title
@@ -167,6 +175,13 @@ sources:
       - name: people
       - name: zip_hierarchy
       - name: visits
+      - name: odd_counts
+        columns:
+          - name: people
+            data_tests:
+              - kanon.k_anonymous:
+                  name: k_anonymous_fails_on_what_the_gate_refuses
+                  arguments: {k: 5, key_columns: [cell_key]}
 models:
   - name: counts_gate
     columns:
@@ -271,13 +286,23 @@ def _first_release_and_a_killed_one(workdir: Path, statements: list[str], projec
 
 
 def _column_types(rows: list[tuple[Any, ...]]) -> list[str]:
-    """Each column's type: int where it holds a whole number, else string (the same on both warehouses)."""
-    return ["int" if any(isinstance(row[i], int) for row in rows) else "string" for i in range(len(rows[0]))]
+    """Each column's type: double where it holds a float, int where a whole number, else string
+    (the same on both warehouses)."""
+    def kind(values: list[Any]) -> str:
+        if any(isinstance(v, float) for v in values):
+            return "double"
+        return "int" if any(isinstance(v, int) for v in values) else "string"
+
+    return [kind([row[i] for row in rows]) for i in range(len(rows[0]))]
 
 
 def _spark_value(value: Any, type_: str) -> str:
     if type_ == "int":
         return "cast(null as int)" if value is None else str(int(value))
+    if type_ == "double":  # NaN and the infinities have no literal: Spark casts them from text
+        text = None if value is None else {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}.get(str(value),
+                                                                                                      repr(value))
+        return f"cast({literal(text)} as double)"
     return literal(value)
 
 
@@ -307,7 +332,7 @@ def duckdb_twin(spark: dict[str, Any]) -> dict[str, Any]:
         conn.execute("create schema kt_twin")
         for table, (columns, rows) in TABLES.items():
             names = [name.strip() for name in columns.split(",")]
-            types = ["integer" if t == "int" else "varchar" for t in _column_types(rows)]
+            types = [{"int": "integer", "double": "double"}.get(t, "varchar") for t in _column_types(rows)]
             typed = ", ".join(f"{n} {t}" for n, t in zip(names, types, strict=True))
             conn.execute(f"create table kt_twin.{table} ({typed})")
             conn.executemany(f"insert into kt_twin.{table} values ({', '.join('?' for _ in names)})", rows)
@@ -555,7 +580,7 @@ def test_the_generic_and_hierarchy_tests_find_on_spark_what_they_find_on_duckdb(
     on_spark = _run(spark, *selection)
     on_duckdb = duckdb_twin["runner"].run(*selection)
     found = _test_outcomes(on_spark)
-    assert len(found) == 14, on_spark.output[-4000:]  # every test ran, and passed or failed
+    assert len(found) == 15, on_spark.output[-4000:]  # every test ran, and passed or failed
     assert found == _test_outcomes(on_duckdb)
     failing = {key.split(".")[2]: failures for key, (status, failures) in found.items() if status == "fail"}
     assert failing == {
@@ -566,6 +591,8 @@ def test_the_generic_and_hierarchy_tests_find_on_spark_what_they_find_on_duckdb(
         "title_not_covered_by_bad_hierarchy": 4,
         "kanon_source_k_anonymous_records_raw_events_2__pid__branch__title": 4,
         "counts_gate_not_4_anonymous": 1,  # the k=3 release's row of 3 people
+        # NaN, +/-infinity, NULL, 0, a negative, 4.5 and 1e19: what the gate refuses at k=5
+        "k_anonymous_fails_on_what_the_gate_refuses": 8,
     }, on_spark.output[-4000:]
 
 

@@ -226,6 +226,8 @@ def test_the_gate_refuses_tampered_long_forms_and_keeps_the_previous_release(
         "table_worked": ("null_unit", "2 event(s) have a NULL privacy unit and null_unit='error'"),
         "table_linked_tampered": ("no_exact_disclosure", "5 hidden cell(s) lie on no cube of hidden cells"),
         "table_linked_stale": ("table_search", "4 cell(s) of the linked table table_linked_branch_alone"),
+        # its rows are all hidden cells: it would show nothing (issue 49)
+        "table_all_hidden": ("output_empty", "it read 223 input row(s) and would publish nothing (16 of 16 cell(s)"),
     }
     releases = wh.relation("kanon_audit_releases", AUDIT)
     for model, (check, reason) in expected.items():
@@ -238,7 +240,8 @@ def test_the_gate_refuses_tampered_long_forms_and_keeps_the_previous_release(
     published = {name for (name,) in wh.query(
         "select table_name from information_schema.tables where table_schema = '" + wh.schema + "'")}
     assert not {"table_tampered_below_k", "table_tampered_line", "table_tampered_bridge", "table_missing_leaf",
-                "table_tampered_protection", "table_linked_tampered", "table_linked_stale"} & published
+                "table_tampered_protection", "table_linked_tampered", "table_linked_stale",
+                "table_all_hidden"} & published
 
 
 def test_events_without_a_person_are_left_out_and_counted(built: tuple[DbtProject, Warehouse]) -> None:

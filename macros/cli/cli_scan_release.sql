@@ -2,8 +2,9 @@
   dbt run-operation kanon.cli_scan_release --args '{report: circulation_by_branch_age_title, min_cell: 5}'
 
   What `python -m kanon_tools audit` reads: how many rows of a released model's published
-  relation show fewer than min_cell people, or NULL. The relation is the model's own, from the
-  graph (wherever the project's schema configs put it). Counts only, never the rows' labels:
+  relation show fewer than min_cell people, NULL, NaN or infinite (the gate's condition,
+  _count_below_k). The relation is the model's own, from the graph (wherever the project's
+  schema configs put it). Counts only, never the rows' labels:
   {relation, count_column, rows, below, smallest, min_cell}, emitted as one KANON_JSON line.
   count_column: default the column the model's last release was checked on (audit trail), else
   'people'. Only reads (see _cli_read_only).
@@ -36,7 +37,7 @@
   {%- set sql -%}
     select
       count(*) as row_count,
-      coalesce(sum(case when {{ column }} is null or {{ column }} < {{ min_cell }} then 1 else 0 end), 0) as rows_below,
+      coalesce(sum(case when {{ kanon._count_below_k(column, min_cell) }} then 1 else 0 end), 0) as rows_below,
       min({{ column }}) as smallest
     from {{ relation }}
   {%- endset -%}

@@ -21,6 +21,7 @@
   {%- do kanon._check_k(k, who) -%}
   {%- do kanon._check_share(config.get('max_input_shrink', 0.5), 'max_input_shrink', who) -%}
   {%- do kanon._check_boolean(config.get('allow_empty_input', false), 'allow_empty_input', who) -%}
+  {%- do kanon._check_boolean(config.get('allow_empty_output', false), 'allow_empty_output', who) -%}
   {%- if count_column is not string or count_column | trim == '' -%}
     {{ exceptions.raise_compiler_error(who ~ ": count_column must be a column name") }}
   {%- endif -%}

@@ -5,5 +5,6 @@
       'order_by': none,
       'facts': ['cells_passed', 'cells_generalized', 'cells_suppressed', 'people_suppressed', 'people_in', 'events_null_unit',
                 'missing_values', 'rows_compared', 'rows_changed_small', 'rows_held', 'rows_appeared', 'rows_disappeared'],
-      'checks': ['input_empty', 'input_shrink', 'min_count', 'null_unit', 'suppression_budget', 'small_change']}) }}
+      'checks': ['input_empty', 'input_shrink', 'min_count', 'null_unit', 'suppression_budget', 'small_change',
+                 'output_empty']}) }}
 {% endmacro %}

@@ -40,6 +40,7 @@
                      stays within (default 0)
     allow_empty_input  publish a release that read no input rows (default false: refused,
                      check input_empty)
+    allow_empty_output publish a release that shows nothing of its input (default false: output_empty)
     max_input_shrink refuse a release whose input rows fell by more than this share since the
                      report's previous release (0 to 1; default 0.5; 1 allows any fall)
 -#}

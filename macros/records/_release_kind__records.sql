@@ -5,5 +5,6 @@
       'order_by': '_kanon_shuffle', 'learns': true,
       'facts': ['cells_passed', 'cells_suppressed', 'records_in', 'records_suppressed', 'people_in', 'people_suppressed',
                 'rows_compared', 'rows_changed_small', 'rows_appeared', 'rows_disappeared', 'key_fingerprint'],
-      'checks': ['input_empty', 'input_shrink', 'records_search', 'records_recount', 'records_budget', 'small_change']}) }}
+      'checks': ['input_empty', 'input_shrink', 'records_search', 'records_recount', 'records_budget', 'small_change',
+                 'output_empty']}) }}
 {% endmacro %}

@@ -5,6 +5,7 @@
       'order_by': none,
       'facts': ['cells_passed', 'cells_suppressed', 'events_null_unit', 'rows_compared', 'rows_changed_small',
                 'rows_appeared', 'rows_disappeared'],
+      'shown': 'cells_passed',
       'checks': ['input_empty', 'input_shrink', 'table_search', 'null_unit', 'table_recount', 'table_line_rule',
-                 'no_exact_disclosure', 'small_change']}) }}
+                 'no_exact_disclosure', 'small_change', 'output_empty']}) }}
 {% endmacro %}

@@ -111,7 +111,8 @@ def run_audit(args: argparse.Namespace) -> int:
     scan = cli_operation(args, "audit", "kanon.cli_scan_release", macro_args)
     relation, column, total = scan["relation"], scan["count_column"], scan["rows"]
     below, smallest = int(scan["below"]), scan["smallest"]
-    print(f"{relation}: {total} rows, smallest {column} = {smallest}, {below} row(s) below {args.min_cell} or NULL")
+    print(f"{relation}: {total} rows, smallest {column} = {smallest}, {below} row(s) below {args.min_cell} or NULL, "
+          "NaN or infinite")
     if below:
         print(f"FAIL: {args.report} publishes {below} cell(s) describing fewer than {args.min_cell} people",
               file=sys.stderr)
@@ -122,11 +123,15 @@ def run_audit(args: argparse.Namespace) -> int:
 
 @dataclass(frozen=True)
 class Release:
+    """A row of the trail as audit-log shows it. Any field but the report may be missing: a
+    release refused at compile time has no k, policy or counts (kanon's on-run-end hook writes
+    it), and the trail's DDL allows NULL in every column."""
+
     report: str
     released_at: Any
-    status: str
-    fingerprint: str
-    k: int
+    status: str | None
+    fingerprint: str | None
+    k: int | None
     cells_in: int | None
     cells_suppressed: int | None
     rate: float | None
@@ -145,7 +150,7 @@ def jumps(releases: list[Release], threshold: float) -> list[str]:
         if before is None or before.rate is None or abs(rel.rate - before.rate) <= threshold:
             continue
         cause = (
-            f"after a policy change ({before.fingerprint[:8]} -> {rel.fingerprint[:8]})"
+            f"after a policy change ({_dash(before.fingerprint)[:8]} -> {_dash(rel.fingerprint)[:8]})"
             if rel.fingerprint != before.fingerprint
             else "with the same policy: the data changed"
         )
@@ -155,15 +160,23 @@ def jumps(releases: list[Release], threshold: float) -> list[str]:
     return warnings
 
 
+def _dash(value: object) -> str:
+    """A value as audit-log prints it: '-' where the trail holds NULL."""
+    return "-" if value is None else str(value)
+
+
 def _release(row: Mapping[str, Any]) -> Release:
     def count(name: str) -> int | None:
         return None if row[name] is None else int(row[name])
 
+    def text(name: str) -> str | None:
+        return None if row[name] is None else str(row[name])
+
     return Release(
-        str(row["report"]), row["released_at"], str(row["status"]), str(row["policy_fingerprint"]), int(row["k"]),
+        _dash(row["report"]), row["released_at"], text("status"), text("policy_fingerprint"), count("k"),
         count("cells_in"), count("cells_suppressed"),
         None if row["suppression_rate"] is None else float(Decimal(str(row["suppression_rate"]))),
-        None if row["reason"] is None else str(row["reason"]),
+        text("reason"),
     )
 
 
@@ -176,8 +189,8 @@ def run_audit_log(args: argparse.Namespace) -> int:
         rate = "" if rel.rate is None else f"{rel.rate:.1%}"
         cells = "" if rel.cells_in is None else str(rel.cells_in)
         suppressed = "" if rel.cells_suppressed is None else str(rel.cells_suppressed)
-        line = (f"{rel.report:<40} {str(rel.released_at)[:19]:<20} {rel.status:<9} {rel.k:>3} {cells:>7} "
-                f"{suppressed:>7} {rate:>7}  {rel.fingerprint[:8]}")
+        line = (f"{rel.report:<40} {_dash(rel.released_at)[:19]:<20} {_dash(rel.status):<9} {_dash(rel.k):>3} "
+                f"{cells:>7} {suppressed:>7} {rate:>7}  {_dash(rel.fingerprint)[:8]}")
         print(line + (f"  ({rel.reason})" if rel.reason else ""))
     warnings = jumps(history, args.jump)
     for warning in warnings:

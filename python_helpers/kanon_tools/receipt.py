@@ -258,7 +258,7 @@ def _records_sentence(status: Any, k: Any, l_value: int | None, diversity: str |
     if status == "REFUSED":
         return _refused_sentence(refused)
     if status != "RELEASED":
-        return f"Status {status}: see the audit trail."
+        return f"Status {_show(status)}: see the audit trail."
     done = "Released " + (f"{records['out']} of {records['in']} records" if records["in"] is not None
                           else f"{records['out']} records")
     done += f" in {k}-anonymous classes" if k is not None else ""
@@ -292,7 +292,7 @@ def generic_receipt(release: Mapping[str, Any], plan: dict[str, Any] | None) -> 
     elif status == "REFUSED":
         done = _refused_sentence(refused)
     else:
-        done = f"Status {status}: see the audit trail."
+        done = f"Status {_show(status)}: see the audit trail."
     out = _identity(release)
     changes = {name: release.get(name) for name in CHANGE_COUNTS}
     if changes["rows_changed_small"]:

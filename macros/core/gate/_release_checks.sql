@@ -7,7 +7,8 @@
   check refuses the release; its name is in the error and in kanon_audit_releases.failed_check.
 
   The checks, by where they live:
-    macros/core/gate/checks   input_empty, input_shrink, min_count, null_unit, small_change
+    macros/core/gate/checks   input_empty, input_shrink, min_count, null_unit, small_change,
+                              output_empty
     macros/counts/gate        suppression_budget
     macros/records/gate       records_search, records_recount, records_budget
     macros/table/gate         table_search, table_recount, table_line_rule, no_exact_disclosure

@@ -20,7 +20,7 @@
 
 {#- What the gate and the release's summary row need to know about a staged release, in one scan
     of the staging table: published rows, those below k (or NULL, NaN, infinite: a count must be
-    a finite number of at least k; NaN compares above every number, hence the upper bound), and
+    a finite number of at least k, _count_below_k), and
     from a long form every fact it states (_long_form_facts); in the same query, from the trail,
     the report's previous release's input rows and key fingerprint. Also the count column as
     resolved. -#}
@@ -35,8 +35,7 @@
     select
       coalesce(sum(case when {{ published }} then 1 else 0 end), 0),
       {%- if count_name is not none %}
-      coalesce(sum(case when {{ published }} and ({{ count }} is null
-        or not ({{ count }} >= {{ k }} and {{ count }} <= 9223372036854775807)) then 1 else 0 end), 0)
+      coalesce(sum(case when {{ published }} and {{ kanon._count_below_k(count, k) }} then 1 else 0 end), 0)
       {%- else %}
       0
       {%- endif %}

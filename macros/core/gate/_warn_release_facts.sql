@@ -1,11 +1,15 @@
-{#- Warnings about a release that will be published: nothing at all, events without a person,
+{#- Warnings about a release that will be published: nothing at all (consented to by
+    allow_empty_input or allow_empty_output, check output_empty), events without a person,
     values missing from a hierarchy. -#}
 {% macro _warn_release_facts(facts, staging, kind) %}
   {%- set long_form = kind.long_form -%}
-  {%- if facts.rows_published == 0 -%}
-    {%- do exceptions.warn("kanon: " ~ model.unique_id ~ " publishes no rows"
-        ~ (" (" ~ facts.people_suppressed ~ " people suppressed)" if long_form else "")
-        ~ "; the previous release is replaced by an empty table. Set config max_suppression to refuse such a release instead.") -%}
+  {#- the gate let it through: the input was empty (allow_empty_input) or allow_empty_output -#}
+  {%- if kanon._release_shows_nothing(kind, facts) -%}
+    {%- do exceptions.warn("kanon: " ~ model.unique_id ~ " publishes nothing"
+        ~ (" (" ~ facts.cells_suppressed ~ " of " ~ facts.cells_in ~ " cell(s) suppressed or hidden at k=" ~ config.get('k') ~ ")"
+           if facts.input_rows != 0 else ": it read no input rows")
+        ~ "; the previous release is replaced by an empty one, as config "
+        ~ ("allow_empty_output" if facts.input_rows != 0 else "allow_empty_input") ~ "=true allows.") -%}
   {%- endif -%}
   {%- if long_form and facts.events_null_unit > 0 -%}
     {%- do kanon._null_unit_found(kanon._who(kind.called), facts.null_unit, facts.events_null_unit, facts.privacy_unit) -%}

@@ -21,6 +21,9 @@
     learns     (optional, default false) its release macro learns figures from the data while
                the model compiles and keeps them off the SQL (_release_learned); the release
                is refused when they are not found
+    shown      (optional) the fact counting what a reader is shown of the release (check
+               output_empty): rows_published unless given; a table, whose published rows
+               include its hidden cells, gives cells_passed
 -#}
 {% macro _release_kind(name, staged_columns, max_suppression=none) %}
   {%- set who = "kanon: " ~ model.unique_id -%}
