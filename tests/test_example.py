@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 
 import pytest
 from cell_fates import cell_fates
@@ -105,14 +106,35 @@ def test_most_finest_cells_are_thin_and_all_three_decisions_occur(example: tuple
     assert decisions["GENERALIZE"] + decisions["SUPPRESS"] > decisions["PASS"]
 
 
-def test_demo_command_prints_the_release(example: tuple[DbtProject, Warehouse]) -> None:
+@pytest.fixture(scope="module")
+def demo_output(example: tuple[DbtProject, Warehouse]) -> str:
+    """What `python -m kanon_tools demo` prints on the example built by `example`."""
     _, wh = example
     done = kanon_tools_cli(["demo", "--target", wh.kind], {**os.environ, **wh.env()}, ROOT)
     assert done.returncode == 0, done.stdout + done.stderr
-    out = done.stdout
+    return done.stdout
+
+
+def test_demo_command_prints_the_release(demo_output: str) -> None:
+    out = demo_output
     assert MART in out
     for decision in ("PASS", "GENERALIZE", "SUPPRESS"):
         assert decision in out
     released_table = out.split("rows released")[0]
     assert "Coping With a Parent" not in released_table
-    assert "Coping With a Parent's Incarceration: GENERALIZE, released as RIVERSIDE | 13-24 | Social Sciences" in out
+    assert "Coping With a Parent's Incarceration: GENERALIZE,\nreleased as RIVERSIDE | 13-24 | Social Sciences" in out
+
+
+def readme_demo_block(readme: str) -> str:
+    """The fenced block of the README's "What the demo shows": its sample of the demo's output."""
+    section = readme.split("\n## What the demo shows\n", 1)[1].split("\n## ", 1)[0]
+    block = re.search(r"^```\n(.*?)^```$", section, re.S | re.M)
+    assert block, "the README's demo section has no fenced block"
+    return block.group(1)
+
+
+def test_the_readme_shows_what_the_demo_prints(demo_output: str) -> None:
+    """The README's sample is the demo's output on the committed seeds, line for line: a change
+    to either (the example, the release, the demo's wording) fails here until the other follows."""
+    shown = readme_demo_block((ROOT / "README.md").read_text(encoding="utf-8"))
+    assert shown.splitlines() == demo_output.strip("\n").splitlines()

@@ -13,6 +13,9 @@ table hides, from the seed) and asserts that none of them is a number token of t
 text, timestamps aside (a <time> element: the warehouse's clock, whose digits are not counts), and
 that the grid's hidden cells show their mark and nothing else. The fixture's hidden counts are two-
 digit numbers unlike any count the page publishes, which the test checks first, so a hit is a leak.
+Every plot's numbers are printed beside it (kanon_tools.report), so the scan covers the plots too;
+the cell sizes kanon.cli_report counts are checked against the marts and the trail, and a trail and
+marts tampered to hold cells below k show none of them.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import re
 import shutil
 import subprocess
 from collections import Counter
+from collections.abc import Iterable
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -203,6 +207,11 @@ def test_the_page_shows_every_release_and_hides_every_hidden_count(page: Path, h
     assert records and "<td>&lt; 5</td>" in records.group(0)
     assert sorted(seen.hidden_cells) and set(seen.hidden_cells) <= {"PRIMARY", "SECONDARY"}
     assert Counter(seen.hidden_cells)["PRIMARY"] == 2
+    # what a reviewer looks at first, each release's plots with their numbers: the scan read them
+    assert html.count('<figure class="first-look">') == 3 and html.count('<figure class="grid-picture">') == 1
+    for label in ("PASS: published", "SUPPRESS: suppressed", "people per row", "records per class",
+                  "people per cell or total", "suppressed: too_small"):
+        assert label in text, label
 
 
 def test_the_macro_never_returns_a_hidden_count(page: Path, host: tuple[Path, Warehouse]) -> None:
@@ -218,6 +227,51 @@ def test_the_macro_never_returns_a_hidden_count(page: Path, host: tuple[Path, Wa
     assert len(hidden) >= 4 and all(cell[1] is None for cell in hidden)
     refused = [r for r in data["releases"] if r["status"] == "REFUSED"]
     assert [(r["report"], r["failed_check"]) for r in refused] == [("host_counts", "suppression_budget")]
+    # the released cells' sizes, counted in the warehouse: as the marts publish them, none below k
+    sizes = {s["report_unique_id"].split(".")[-1]: s for s in data["sizes"]}
+    assert {name: (s["k"], s["sizes"]) for name, s in sizes.items()} == {
+        "host_counts": (40, bins(wh.query(f"select people from {wh.relation('host_counts')}"), 40)),
+        "host_table": (40, bins(wh.query(f"select people from {wh.relation('host_table')} where status = 'published'"),
+                                40)),
+        "host_people_extract": (5, bins(wh.query(
+            f"select count(*) from {wh.relation('host_people_extract')} group by age, sex"), 5))}
+    assert sizes["host_counts"]["sizes"] == [[43, 1], [45, 1], [50, 1], [55, 1], [60, 1]]  # 60 is "60 and more"
+
+
+def bins(sizes: Iterable[tuple[Any, ...]], k: int) -> list[list[int]]:
+    """How many cells have each size, sizes from k + 20 on counted as k + 20: what cli_report counts."""
+    counted = Counter(min(int(size), k + 20) for (size,) in sizes)
+    assert min(counted) >= k
+    return sorted([size, n] for size, n in counted.items())
+
+
+def test_cells_below_k_on_a_tampered_trail_and_marts_never_reach_the_page(
+        host: tuple[Path, Warehouse], tmp_path: Path) -> None:
+    """Were a published group on the trail, a table's published cell or an extract's class below k
+    (a tampered copy of the warehouse: no release makes one), cli_report counts no size below k,
+    and the page's sizes tables hold none."""
+    path, wh = host
+    copy = Warehouse(kind=wh.kind, schema=wh.schema, workdir=tmp_path)  # same catalog and schemas, another file
+    shutil.copy(wh.duckdb_path, copy.duckdb_path)
+    groups, releases = copy.relation("kanon_audit_groups", "kanon_audit"), copy.relation("kanon_audit_releases",
+                                                                                          "kanon_audit")
+    copy.execute(f"insert into {groups} (invocation_id, report_unique_id, decision, ladder_step, labels, levels, "
+                 f"people, people_shown) select invocation_id, report_unique_id, 'PASS', 0, '{{}}', '{{}}', 23, 23 "
+                 f"from {releases} where report = 'host_counts' and status = 'RELEASED'")
+    copy.execute(f"update {copy.relation('host_table')} set people = 21 where day = 'Wed' and action = 'Saves'")
+    copy.execute(f"insert into {copy.relation('host_people_extract')} values ('10-19', 'M', 'flu'), "
+                 "('10-19', 'M', 'flu'), ('10-19', 'M', 'flu')")
+    with swapped_environment(copy.env()):
+        data = report.load(argparse.Namespace(project_dir=str(path), profiles_dir=None, target=None, reports=None,
+                                              since=None))
+    assert len(data["sizes"]) == 3
+    assert all(size == 0 or size >= entry["k"] for entry in data["sizes"] for size, _ in entry["sizes"])
+    out = tmp_path / "page.html"
+    done = kanon_tools_cli(["report", "--project-dir", str(path), "-o", str(out)], copy.env(), path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    shown = [int(n) for table in re.findall(r'<table class="sizes">(.*?)</table>', out.read_text(), re.S)
+             for n in re.findall(r"<th>(?:≥ )?(\d+)</th>", table)]
+    assert len(shown) >= 3 and not {3, 21, 23} & set(shown)
 
 
 def _chromium() -> str | None:
@@ -244,6 +298,8 @@ def test_a_person_sees_the_plot_the_refusal_and_the_grid(page: Path, tmp_path: P
                          env=env, check=True).stdout
     assert re.search(r'<img[^>]+class="plot"[^>]+src="data:image/png;base64,', dom)
     assert len(re.findall(r'<img[^>]+src="data:image/png;base64,', dom)) >= 2
+    # each release's first look (people or records by decision, cells at each size), the table's picture
+    assert dom.count('<figure class="first-look">') == 3 and dom.count('<figure class="grid-picture">') == 1
     refused = re.findall(r'<tr class="refused">(.*?)</tr>', dom, re.S)  # the overview's row, the changes' row
     assert len(refused) == 2 and all("REFUSED (suppression_budget)" in row for row in refused)
     grid = re.search(r'<table class="grid">(.*?)</table>', dom, re.S)

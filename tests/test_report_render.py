@@ -5,8 +5,9 @@ highlighted row with its check, and the page links nothing outside itself."""
 from __future__ import annotations
 
 import json
+import re
 
-from kanon_tools import report
+from kanon_tools import report, report_plots
 
 RELEASES = [
     {"report": "m", "report_unique_id": "model.p.m", "invocation_id": "i1", "released_at": "2026-01-01 10:00:00",
@@ -34,7 +35,8 @@ def test_the_page_marks_hidden_cells_and_refusals_and_hides_small_totals() -> No
     assert "<td>&lt; 10</td>" in page and "<td>7</td>" not in page  # 7 people suppressed, k = 10
     assert page.count('<tr class="refused">') == 2 and "REFUSED (min_count)" in page
     assert "Protection width: 3" in page and "not recorded" in page
-    assert page.count('src="data:image/png;base64,') == 1 and "http" not in page.replace("http://www.w3.org", "")
+    # over time; the count release's first look; the table's picture and its sizes
+    assert page.count('src="data:image/png;base64,') == 4 and "http" not in page.replace("http://www.w3.org", "")
 
 
 def test_an_attack_verdict_is_shown_with_the_tables_it_audited() -> None:
@@ -51,3 +53,75 @@ def test_an_attack_verdict_is_shown_with_the_tables_it_audited() -> None:
         "<time>2026-01-03 09:00:00 UTC</time>, with t, u)." in shown and "not recorded" not in shown
     assert "not recorded" in page(dict(verdict, reports=["u"]))
     assert "OK, no hidden cell can be worked out (audited" in page(dict(verdict, verdict="OK", found=0, exact=0))
+
+
+def test_releases_are_numbered_with_whole_numbers_and_one_release_is_not_plotted_over_time() -> None:
+    """The over-time plot's x axis is the release's number in the period (the overview's `#`),
+    whole numbers from 1, half a step from each edge; one release per model draws no such plot
+    (a lone dot over -0.045 to 0.045 said nothing) and the page says why."""
+    figure = report_plots.over_time(RELEASES)
+    rate_axis, rows_axis = figure.axes
+    for axis in (rate_axis, rows_axis):
+        assert axis.get_xlim() == (0.5, 3.5)
+        assert [tick.get_text() for tick in axis.get_xticklabels()] == ["1", "2", "3"]
+        assert axis.get_ylim()[0] == 0
+    report_plots.pyplot().close(figure)
+    page = report.render({"relation": "trail", "releases": RELEASES, "tables": [GRID], "decisions": []})
+    assert re.findall(r"<tr(?: class=\"refused\")?><td>(\d+)</td><td class=\"name\"><time", page) == ["1", "2", "3"]
+    single = [RELEASES[0], RELEASES[2]]  # one release of each of two models
+    assert report_plots.over_time(single) is None
+    page = report.render({"relation": "trail", "releases": single, "tables": [GRID], "decisions": []})
+    assert "nothing to follow over time yet" in page and "by release number" not in page
+
+
+SIZES = {"report_unique_id": "model.p.m", "invocation_id": "i1", "source": "trail", "measure": "people per row",
+         "k": 10, "top": 30, "sizes": [[4, 987], [10, 3], [11, 1], [30, 2]]}  # 4 < k: as no macro sends it
+
+
+def test_one_count_release_shows_people_by_decision_and_rows_at_each_size() -> None:
+    """What a reviewer looks at first: people published by decision and suppressed (a total below
+    k as `< k`, drawn as no bar), and how many rows sit at k, k+1, ... (k + 20 and more together);
+    a size below k is neither drawn nor printed, whatever reaches the page."""
+    bins = report_plots.size_bins(SIZES)
+    assert bins[:3] == [("10", 3), ("11", 1), ("12", 0)] and bins[-1] == ("≥ 30", 2) and len(bins) == 21
+    decisions = [{"invocation_id": "i1", "report_unique_id": "model.p.m", "decision": d, "ladder_step": s,
+                  "groups": g, "people": p}
+                 for d, s, g, p in (("PASS", 0, 4, 120), ("GENERALIZE", 1, 2, 35), ("GENERALIZE", 2, 1, 11),
+                                    ("SUPPRESS", 2, 1, None))]
+    page = report.render({"relation": "trail", "releases": RELEASES[:1], "tables": [], "decisions": decisions,
+                          "sizes": [SIZES]})
+    look = re.search(r'<figure class="first-look">(.*?)</figure>', page, re.S)
+    assert look, "no first look at the count release"
+    cells = re.findall(r"<td(?: class=\"name\")?>([^<]*)</td>", look.group(1))
+    assert cells[:6] == ["PASS: published", "120", "GENERALIZE: published", "46", "SUPPRESS: suppressed", "&lt; 10"]
+    assert re.findall(r"<th>([^<]*)</th>", look.group(1))[2:] == ["people per row", "10", "11", "≥ 30"]
+    assert cells[6:] == ["rows", "3", "1", "2"] and "987" not in page
+    figure = report_plots.first_look([("PASS", 120, "b", "120"), ("SUPPRESS", None, "g", "< 10")], "people",
+                                     SIZES, report.SIZE_LABELS["counts"])
+    left, right = figure.axes
+    assert [bar.get_width() for bar in left.patches] == [120, 0]
+    assert " < 10" in [text.get_text() for text in left.texts]
+    assert [bar.get_height() for bar in right.patches] == [n for _, n in bins]
+    report_plots.pyplot().close(figure)
+
+
+def test_a_table_is_pictured_with_its_primary_and_secondary_cells_marked() -> None:
+    """The grid as a picture: P and S on the hidden cells, a published cell's count, never a count
+    beside a hidden status; a third dimension goes to the rows."""
+    figure = report_plots.grid_picture(GRID)
+    texts = sorted(text.get_text() for text in figure.axes[0].texts)
+    assert texts == ["120", "P", "S"]
+    report_plots.pyplot().close(figure)
+    cube = {"dimensions": ["day", "age", "action"], "cells": [
+        [[["Mon", 0], ["young", 0], ["Views", 0]], 50, "published"],
+        [[["Mon", 0], ["old", 0], ["Views", 0]], 4321, "primary"],
+        [[["Mon", 0], ["young", 0], ["Total", 1]], 60, "published"]]}
+    figure = report_plots.grid_picture(cube)
+    axis = figure.axes[0]
+    assert [t.get_text() for t in axis.get_yticklabels()] == ["Mon / old", "Mon / young"]
+    assert [t.get_text() for t in axis.get_xticklabels()] == ["Views", "Total"]
+    assert sorted(text.get_text() for text in axis.texts) == ["50", "60", "P", "·"]
+    report_plots.pyplot().close(figure)
+    page = report.render({"relation": "trail", "releases": RELEASES, "tables": [GRID], "decisions": []})
+    picture = re.search(r'<figure class="grid-picture">(.*?)</figure>', page, re.S)
+    assert picture and re.findall(r"<td>(\d+)</td>", picture.group(1)) == ["1", "1", "1"]

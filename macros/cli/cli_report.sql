@@ -10,13 +10,20 @@
                  suppression_rate (text), rows_changed_small, rows_held, release_plan (text)}],
      decisions: [{invocation_id, report_unique_id, decision, ladder_step, groups, people}],
      tables: [{report_unique_id, relation, dimensions, cells: [[[label, level], ...], count, status]]}
-              or {report_unique_id, missing: why}]}
+              or {report_unique_id, missing: why}],
+     sizes: [{report_unique_id, invocation_id, source, measure, k, top, sizes: [[size, cells], ...]}
+             or {report_unique_id, invocation_id, missing: why}]}
   decisions: the groups a release decided on, counted per decision and ladder step; `people` is
   the people published in them, NULL for SUPPRESS, PRIMARY and SECONDARY (never a suppressed
   group's people). tables: for each report released by kanon.release_table in the period, the
   grid its model publishes now (the graph says where), every cell with its labels and levels per
   dimension, its status and its count only where the status is 'published' (a hidden cell's
-  count is never selected). reports: names or unique ids (default every report); since: a date,
+  count is never selected). sizes: for the latest published release of each report in the
+  period, how many released cells have each size, counted in the warehouse (_cli_report_sizes):
+  a count release's rows from the trail, a table's published cells and totals and a record
+  extract's classes from what the model publishes now; only sizes of at least k (and a table's
+  published zeros), never a suppressed group's or a hidden cell's. reports: names or unique ids
+  (default every report); since: a date,
   YYYY-MM-DD (default the whole trail). A column an older trail lacks is none. Only reads (see
   _cli_read_only).
 -#}
@@ -92,7 +99,14 @@
   {%- for unique_id in tables -%}
     {%- do grids.append(kanon._cli_report_grid(unique_id)) -%}
   {%- endfor -%}
-  {%- do kanon._cli_emit({'relation': releases | string, 'releases': out, 'decisions': decisions, 'tables': grids}) -%}
+  {%- set latest = {} -%}
+  {%- for release in out if release.status == 'RELEASED' -%}{%- do latest.update({release.report_unique_id: release}) -%}{%- endfor -%}
+  {%- set sizes = [] -%}
+  {%- for release in latest.values() if release.release_kind in ['counts', 'records', 'table'] -%}
+    {%- do sizes.append(kanon._cli_report_sizes(release, groups)) -%}
+  {%- endfor -%}
+  {%- do kanon._cli_emit({'relation': releases | string, 'releases': out, 'decisions': decisions, 'tables': grids,
+                          'sizes': sizes}) -%}
 {% endmacro %}
 
 {#- The grid a table release's model publishes now, as cli_table_cells reads it (_cli_table_grid:
@@ -100,14 +114,82 @@
     with the dimensions' names; {report_unique_id, missing} when the model is no longer in the
     graph or not built. -#}
 {% macro _cli_report_grid(unique_id) %}
+  {%- set found = kanon._cli_report_mart(unique_id, 'table') -%}
+  {%- if found.missing -%}
+    {{ return({'report_unique_id': unique_id, 'missing': found.missing}) }}
+  {%- endif -%}
+  {%- set grid = kanon._cli_table_grid(found.node, found.relation, 'kanon.cli_report') -%}
+  {{ return(dict(grid, report_unique_id=unique_id, dimensions=grid.dimensions | map(attribute='name') | list)) }}
+{% endmacro %}
+
+{#- The model a release of `kind` was made by and the relation it publishes now: {node, relation},
+    or {missing: why} when the model is no longer that kind of release in the graph or not built. -#}
+{% macro _cli_report_mart(unique_id, kind) %}
   {%- set node = graph.nodes.get(unique_id) -%}
-  {%- if node is none or node.config.get('kanon_release_kind') != 'table' -%}
-    {{ return({'report_unique_id': unique_id, 'missing': 'no longer a table release in this project'}) }}
+  {%- if node is none or node.config.get('kanon_release_kind') != kind -%}
+    {{ return({'missing': 'no longer a ' ~ kind ~ ' release in this project'}) }}
   {%- endif -%}
   {%- set relation = adapter.get_relation(database=node.database, schema=node.schema, identifier=node.alias) -%}
   {%- if relation is none -%}
-    {{ return({'report_unique_id': unique_id, 'missing': 'not built with this target'}) }}
+    {{ return({'missing': 'not built with this target'}) }}
   {%- endif -%}
-  {%- set grid = kanon._cli_table_grid(node, relation, 'kanon.cli_report') -%}
-  {{ return(dict(grid, report_unique_id=unique_id, dimensions=grid.dimensions | map(attribute='name') | list)) }}
+  {{ return({'node': node, 'relation': relation, 'missing': none}) }}
+{% endmacro %}
+
+{#- How many released cells of one release have each size, counted in the warehouse: a count
+    release's published rows (PASS, GENERALIZE, REMAINDER) from the trail's groups, with the count
+    they were published with; a table's published cells and totals, and a record extract's
+    classes (rows sharing every quasi-identifier), from the relation the model publishes now.
+    Sizes k to k + 19 one by one, and every larger one as k + 20 (`top`): the page shows how many
+    sit at k, k + 1, ...; a table's published zeros as 0. No size from 1 to k - 1 is ever
+    selected, so no suppressed group's or hidden cell's count can reach the page. -#}
+{% macro _cli_report_sizes(release, groups) %}
+  {%- set q = kanon._quote -%}
+  {%- set k, kind = release.k, release.release_kind -%}
+  {%- set out = {'report_unique_id': release.report_unique_id, 'invocation_id': release.invocation_id} -%}
+  {%- if k is none -%}{{ return(dict(out, missing='no k recorded')) }}{%- endif -%}
+  {%- if kind == 'counts' -%}
+    {%- if groups is none -%}{{ return(dict(out, missing='no groups on the trail')) }}{%- endif -%}
+    {%- set measure = 'people per row' -%}
+    {%- set cells -%}
+      select people_shown as _k_size from {{ groups }}
+      where invocation_id = '{{ release.invocation_id | replace("'", "''") }}'
+        and report_unique_id = '{{ release.report_unique_id | replace("'", "''") }}'
+        and decision in ('PASS', 'GENERALIZE', 'REMAINDER')
+    {%- endset -%}
+  {%- else -%}
+    {%- set found = kanon._cli_report_mart(release.report_unique_id, kind) -%}
+    {%- if found.missing -%}{{ return(dict(out, missing=found.missing)) }}{%- endif -%}
+    {%- if kind == 'table' -%}
+      {%- set count_column = found.node.config.get('count_column') or 'people' -%}
+      {%- set measure = count_column ~ ' per cell or total' -%}
+      {%- set cells = 'select ' ~ q(count_column) ~ ' as _k_size from ' ~ found.relation ~ ' where ' ~ q('status') ~ " = 'published'" -%}
+    {%- else -%}
+      {%- set columns = {} -%}
+      {%- for c in adapter.get_columns_in_relation(found.relation) -%}{%- do columns.update({c.name | lower: c.name}) -%}{%- endfor -%}
+      {%- set qis = [] -%}
+      {%- for c in (fromjson(release.release_plan or '{}').get('columns') or []) if c.role == 'quasi_identifier' -%}
+        {%- if c.name | lower not in columns -%}
+          {{ return(dict(out, missing='the extract has no column ' ~ c.name)) }}
+        {%- endif -%}
+        {%- do qis.append(q(columns[c.name | lower])) -%}
+      {%- endfor -%}
+      {%- if qis | length == 0 -%}{{ return(dict(out, missing='no quasi-identifier recorded')) }}{%- endif -%}
+      {%- set measure = 'records per class' -%}
+      {%- set cells = 'select count(*) as _k_size from ' ~ found.relation ~ ' group by ' ~ qis | join(', ') -%}
+    {%- endif -%}
+  {%- endif -%}
+  {%- set top = k + 20 -%}
+  {%- set sql -%}
+    select _k_bin, count(*) from (
+      select case when _k_size = 0 then 0 when _k_size < {{ top }} then _k_size else {{ top }} end as _k_bin
+      from ({{ cells }}) as _k_cells
+      where _k_size = 0 or _k_size >= {{ k }}
+    ) as _k_bins
+    group by _k_bin
+    order by _k_bin
+  {%- endset -%}
+  {%- set bins = [] -%}
+  {%- for row in run_query(sql).rows -%}{%- do bins.append([row[0] | int, row[1] | int]) -%}{%- endfor -%}
+  {{ return(dict(out, source='trail' if kind == 'counts' else 'model', measure=measure, k=k, top=top, sizes=bins)) }}
 {% endmacro %}

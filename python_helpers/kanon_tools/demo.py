@@ -21,7 +21,8 @@ MART = "circulation_by_branch_age_title"
 def format_table(columns: list[str], rows: Sequence[Sequence[Any]]) -> str:
     cells = [[str(c) for c in columns]] + [["" if v is None else str(v) for v in row] for row in rows]
     widths = [max(len(r[i]) for r in cells) for i in range(len(columns))]
-    lines = [" | ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)) for r in cells]
+    # no trailing blanks: the README shows this output verbatim (tests/test_example.py compares)
+    lines = [" | ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)).rstrip() for r in cells]
     lines.insert(1, "-+-".join("-" * w for w in widths))
     return "\n".join(lines)
 
@@ -51,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
         f" from {{{{ ref('{MART}') }}}} as m) as ranked where rank_in_level <= 2"
         " order by branch_level + age_band_level + title_level, branch_level, age_band_level, title_level,"
         f" rank_in_level limit {args.rows}",
-        f"select count(*), min(patrons), '{{{{ ref('{MART}') }}}}' from {{{{ ref('{MART}') }}}}",
+        f"select count(*), min(patrons) from {{{{ ref('{MART}') }}}}",
         # the private audit trail explains the release: its groups, and one planted cell's fate
         "select g.decision, count(*), sum(g.people) from {{ ref('kanon', 'kanon_audit_groups') }} as g"
         " inner join (select invocation_id, report_unique_id from {{ ref('kanon', 'kanon_audit_releases') }}"
@@ -63,16 +64,19 @@ def run(args: argparse.Namespace) -> int:
     ])
     with read_only_connection(args.target, "demo") as conn:
         columns, rows = fetch(conn, mart_rows)
-        (size, smallest, mart), = fetch(conn, mart_size)[1]
-        print(f"\nReleased: {mart} (every row describes at least k=5 distinct patrons)\n")
+        (size, smallest), = fetch(conn, mart_size)[1]
+        # the model's name, not its relation: the output is the same wherever the demo was built
+        print(f"\nReleased: {MART} (every row describes at least k=5 distinct patrons)\n")
         print(format_table(columns, rows))
         print(f"\n{size} rows released, smallest cell {smallest} patrons.")
-        print("Groups of the latest release by decision, from the audit trail:")
+        print("Groups of the latest release by decision, from the audit trail "
+              "(a patron in several groups counts in each):")
         for decision, n_groups, patrons in fetch(conn, groups)[1]:
             print(f"  {decision:<10} {n_groups:>6} groups  ({patrons} patrons)")
         for _branch, _age, _title, _labels, decision, _step, labels, _levels, patrons in fetch(conn, planted)[1]:
             where = (
                 f"released as {' | '.join(json.loads(labels).values())} ({patrons} patrons)" if labels else "suppressed"
             )
-            print(f"\nThe 1-patron cell RIVERSIDE | 13-17 | Coping With a Parent's Incarceration: {decision}, {where}.")
+            print(f"\nThe 1-patron cell RIVERSIDE | 13-17 | Coping With a Parent's Incarceration: {decision},\n"
+                  f"{where}.")
     return 0

@@ -7,18 +7,26 @@ that has kanon (--project-dir, --profiles-dir and --target as for `audit`), and 
 file: no server, no network, the styles inline and the plots (matplotlib, PNG) as data: URIs.
 
 The page shows
-- an overview: every release in the period, per model, with its kind, status (REFUSED with the
-  failing check, highlighted), k, rows, people suppressed and suppression rate, and a plot of the
-  suppression rate and rows released over time per model, refusals marked;
-- per count release: the groups decided by ladder step (PASS, GENERALIZE, SUPPRESS), the ladder,
-  and the small changes held, release after release;
-- per record release: the lattice node chosen and its loss under every metric, the lattice's size
-  and the nodes evaluated, the records suppressed by reason, and a plot of the level chosen for
-  each quasi-identifier;
-- per table with totals: the grid its model publishes, every hidden cell marked PRIMARY or
-  SECONDARY, the protection width, and the LP audit's result when `attack --verdict FILE` wrote
-  one and `--attack FILE` gives it (the trail does not hold it; without one the page says it is
-  not recorded).
+- an overview: every release in the period, numbered (1 the oldest), per model, with its kind,
+  status (REFUSED with the failing check, highlighted), k, rows, people suppressed and suppression
+  rate, and, where a model has two releases or more, a plot of the suppression rate and rows
+  released against the release's number, refusals marked;
+- per count release, first what a reviewer looks at (the latest published release's people
+  published by decision and suppressed, and how many rows have each size, k, k+1, ...); then the
+  groups decided by ladder step (PASS, GENERALIZE, SUPPRESS), the ladder, and the small changes
+  held, release after release;
+- per record release, first the records published and suppressed by reason and the classes at
+  each size; then the lattice node chosen and its loss under every metric, the lattice's size and
+  the nodes evaluated, the records suppressed by reason, and a plot of the level chosen for each
+  quasi-identifier;
+- per table with totals, first the grid as a picture (PRIMARY and SECONDARY cells marked) and
+  the cells and totals at each size; then the grid its model publishes, every hidden cell marked
+  PRIMARY or SECONDARY, the protection width, and the LP audit's result when `attack --verdict
+  FILE` wrote one and `--attack FILE` gives it (the trail does not hold it; without one the page
+  says it is not recorded).
+
+Every plot's numbers are printed beside it (kanon_tools.report_plots draws them), and the sizes
+are counted in the warehouse (kanon.cli_report), sizes below k never selected.
 
 Nothing below k and no hidden value: the macro never selects a suppressed group's people or a
 hidden cell's count, and a suppressed total below k (it could be one group's count) is shown as
@@ -34,11 +42,12 @@ import io
 import json
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from html import escape
+from html import escape, unescape
 from pathlib import Path
 from string import Template
 from typing import Any
 
+from kanon_tools import report_plots
 from kanon_tools.attack_report import COMMAND as ATTACK_COMMAND
 from kanon_tools.audit import cli_operation
 from kanon_tools.receipt import SUPPRESSION_REASONS, parse_plan, records_receipt
@@ -64,6 +73,8 @@ tr.refused td { background: #fde2e1; color: #8a1111; font-weight: 600; }
 td.hidden { background: #eee; color: #555; font-style: italic; text-align: center; }
 td.hidden.primary { background: #ffe9c7; } td.hidden.secondary { background: #e4ecff; }
 .note { color: #555; font-size: .9em; } img.plot { max-width: 100%; display: block; margin: .5em 0; }
+figure { margin: .5em 0 1em; }
+figcaption table { font-size: .85em; margin: .2em 1.5em .4em 0; display: inline-table; vertical-align: top; }
 </style>
 </head>
 <body>
@@ -130,24 +141,55 @@ def _td(text: str, css: str = "") -> str:
     return f"<td{_class(css)}>{text}</td>"
 
 
-def _png(figure: Any) -> str:
+def _png(figure: Any, alt: str = "plot") -> str:
     """A matplotlib figure as an <img> of an inline PNG (closes the figure)."""
-    from matplotlib import pyplot
-
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=80, bbox_inches="tight")
-    pyplot.close(figure)
+    report_plots.pyplot().close(figure)
     data = base64.b64encode(buffer.getvalue()).decode("ascii")
-    return f'<img class="plot" alt="plot" src="data:image/png;base64,{data}">'
+    return f'<img class="plot" alt="{escape(alt)}" src="data:image/png;base64,{data}">'
 
 
-def _pyplot() -> Any:
-    import matplotlib
+def _figure(css: str, figure: Any, alt: str, *numbers: str) -> str:
+    """A plot with the numbers it draws printed under it, so the page says in text what it shows."""
+    return f'<figure class="{css}">{_png(figure, alt)}<figcaption>{"".join(numbers)}</figcaption></figure>'
 
-    matplotlib.use("Agg")
-    from matplotlib import pyplot
 
-    return pyplot
+# per release kind: what a released cell is, and what its size counts (the sizes plot's labels)
+SIZE_LABELS = {"counts": ("people per row", "rows"), "records": ("records per class", "classes"),
+               "table": ("people per cell or total", "cells and totals")}
+# a bar of people or records: (label, value drawn or None where the page prints `< k`, colour, text)
+Bar = tuple[str, int | None, str, str]
+PUBLISHED, SUPPRESSED = "#3b6fb6", "#9e9e9e"
+
+
+def _suppressed_bar(label: str, value: Any, k: Any) -> Bar:
+    """A suppressed total as the page prints it (`_below_k`): drawn only where it is shown."""
+    text = _below_k(value, k)
+    shown = isinstance(value, int) and text == escape(str(value))
+    return label, value if shown else None, SUPPRESSED, text
+
+
+def _first_look(kind: str, bars: Sequence[Bar], bars_title: str, sizes: Mapping[str, Any] | None) -> str:
+    """A release at a glance: `bars` beside its released cells' sizes, with both as tables."""
+    labels = SIZE_LABELS[kind]
+    figure = report_plots.first_look([(label, value, colour, unescape(text)) for label, value, colour, text in bars],
+                                     bars_title, sizes, labels)
+    bars_table = _table(["", bars_title], [_row([_td(escape(label), "name"), _td(text)]) for label, _, _, text in bars])
+    return _figure("first-look", figure, f"{bars_title}; {labels[1]} at each size", bars_table,
+                   _sizes_table(sizes, labels))
+
+
+def _sizes_table(sizes: Mapping[str, Any] | None, labels: tuple[str, str]) -> str:
+    """How many released cells have each size (report_plots.size_bins: none below k), as a table."""
+    if not sizes or sizes.get("missing"):
+        return f'<p class="note">Sizes: {_show((sizes or {}).get("missing", "not read"))}.</p>'
+    bins = [(label, n) for label, n in report_plots.size_bins(sizes) if n]
+    where = "the trail" if sizes.get("source") == "trail" else "what the model publishes now"
+    return (_table([labels[0], *(label for label, _ in bins)],
+                   [_row([_td(escape(labels[1]), "name"), *(_td(str(n)) for _, n in bins)])], "sizes")
+            + f'<p class="note">{escape(labels[1].capitalize())} at each size, from {where}, counted in the '
+              "warehouse; none is below k.</p>")
 
 
 # --- the sections ------------------------------------------------------------------------------------
@@ -161,52 +203,48 @@ def _status(release: Mapping[str, Any]) -> str:
 
 def overview(releases: list[dict[str, Any]]) -> str:
     rows = []
-    for r in releases:
+    for number, r in enumerate(releases, start=1):
         css = "refused" if r.get("status") == "REFUSED" else ""
-        rows.append(_row([_td(_when(r.get("released_at")), "name"), _td(_show(r.get("report")), "name"),
-                          _td(_show(r.get("release_kind")), "name"), _td(_status(r), "name"), _td(_show(r.get("k"))),
+        rows.append(_row([_td(str(number)), _td(_when(r.get("released_at")), "name"),
+                          _td(_show(r.get("report")), "name"), _td(_show(r.get("release_kind")), "name"),
+                          _td(_status(r), "name"), _td(_show(r.get("k"))),
                           _td(_show(r.get("rows_released"))), _td(_below_k(r.get("people_suppressed"), r.get("k"))),
                           _td(_rate(r.get("suppression_rate")))], css))
-    header = ["released at", "model", "kind", "status", "k", "rows", "people suppressed", "suppression rate"]
+    header = ["#", "released at", "model", "kind", "status", "k", "rows", "people suppressed", "suppression rate"]
     return "<h2>Overview</h2>" + _table(header, rows) + _over_time(releases)
 
 
 def _over_time(releases: list[dict[str, Any]]) -> str:
-    """Suppression rate and rows released per model over time; refusals marked with a red x."""
+    """Suppression rate and rows released per model against the release's number; refusals marked."""
     if not releases:
         return '<p class="note">No release in the period.</p>'
-    pyplot = _pyplot()
-    from matplotlib.ticker import MaxNLocator
-
-    figure, (rate_axis, rows_axis) = pyplot.subplots(1, 2, figsize=(11, 3.4))
-    by_model: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for r in releases:
-        by_model[str(r.get("report"))].append(r)
-    order = {str(r.get("released_at")): i for i, r in enumerate(releases)}
-    for model, rs in by_model.items():
-        done = [r for r in rs if r.get("status") == "RELEASED"]
-        xs = [order[str(r.get("released_at"))] for r in done]
-        rate_axis.plot(xs, [float(r.get("suppression_rate") or 0) * 100 for r in done], marker="o", label=model)
-        rows_axis.plot(xs, [r.get("rows_released") or 0 for r in done], marker="o", label=model)
-        refused = [order[str(r.get("released_at"))] for r in rs if r.get("status") == "REFUSED"]
-        if refused:
-            rate_axis.scatter(refused, [0] * len(refused), marker="x", color="red", s=80, zorder=3)
-    rate_axis.set(title="suppression rate (%) per release; x: refused", xlabel="release (oldest first)")
-    rows_axis.set(title="rows released per release", xlabel="release (oldest first)")
-    rows_axis.legend(fontsize=8)
-    for axis in (rate_axis, rows_axis):
-        axis.grid(alpha=.3)
-        axis.xaxis.set_major_locator(MaxNLocator(integer=True))
-    return _png(figure)
+    figure = report_plots.over_time(releases)
+    if figure is None:
+        return ('<p class="note">One release per model in the period: nothing to follow over time yet. '
+                "Each release is shown below.</p>")
+    return _png(figure, "suppression rate and rows released per release, by release number")
 
 
-def counts_section(report: str, releases: list[dict[str, Any]], decisions: list[dict[str, Any]]) -> str:
+def counts_section(report: str, releases: list[dict[str, Any]], decisions: list[dict[str, Any]],
+                   sizes: Mapping[str, Any] | None = None) -> str:
     released = [r for r in releases if r.get("status") == "RELEASED"]
     latest = released[-1] if released else releases[-1]
     plan, _ = parse_plan(latest.get("release_plan"))
-    out = [f"<h3>{escape(report)} (counts)</h3>", _ladder(plan or {})]
     mine = [d for d in decisions if d.get("invocation_id") == latest.get("invocation_id")
             and d.get("report_unique_id") == latest.get("report_unique_id")]
+    out = [f"<h3>{escape(report)} (counts)</h3>"]
+    if released:
+        bars: list[Bar] = []
+        for decision in ("PASS", "GENERALIZE", "REMAINDER"):
+            people = [int(d["people"]) for d in mine if d.get("decision") == decision and d.get("people") is not None]
+            if people:
+                bars.append((f"{decision}: published", sum(people), PUBLISHED, str(sum(people))))
+        bars.append(_suppressed_bar("SUPPRESS: suppressed", latest.get("people_suppressed"), latest.get("k")))
+        out.append(f"<p>The latest published release ({_when(latest.get('released_at'))}) at a glance: people "
+                   "published by decision (summed over rows: a person in two rows counts twice) and people "
+                   "suppressed (distinct, as the overview shows them), and how many rows have each size.</p>")
+        out.append(_first_look("counts", bars, "people by decision", sizes))
+    out.append(_ladder(plan or {}))
     rows = [_row([_td(_show(d.get("ladder_step"))), _td(_show(d.get("decision")), "name"), _td(_show(d.get("groups"))),
                   _td("not shown" if d.get("people") is None else _show(d.get("people")))]) for d in mine]
     out.append(f"<p>Decisions of the latest published release ({_when(latest.get('released_at'))}), by ladder step "
@@ -233,7 +271,7 @@ def _ladder(plan: Mapping[str, Any]) -> str:
     return "<p>The ladder (level per dimension at each step):</p>" + _table(["step", *names], rows)
 
 
-def records_section(report: str, releases: list[dict[str, Any]]) -> str:
+def records_section(report: str, releases: list[dict[str, Any]], sizes: Mapping[str, Any] | None = None) -> str:
     released = [r for r in releases if r.get("status") == "RELEASED"]
     out = [f"<h3>{escape(report)} (records)</h3>"]
     if not released:
@@ -243,6 +281,16 @@ def records_section(report: str, releases: list[dict[str, Any]]) -> str:
     got = records_receipt(latest, plan or {})
     k = got.get("k")
     qis = [c for c in got["columns"] if "level" in c]
+    suppressed = got["records"]["suppressed"]
+    published = got["records"].get("out")
+    bars: list[Bar] = [("published", published if isinstance(published, int) else None, PUBLISHED, _show(published)),
+                       *(_suppressed_bar(f"suppressed: {reason}", suppressed.get(reason), k)
+                         for reason in SUPPRESSION_REASONS)]
+    out.append(f"<p>The latest published release ({_when(latest.get('released_at'))}) at a glance: records published "
+               "and suppressed by reason, and how many classes (records sharing every quasi-identifier) have each "
+               "size" + (", in records: with a privacy unit a class is at least k people, and can hold more records"
+                         if got.get("privacy_unit") else "") + ".</p>")
+    out.append(_first_look("records", bars, "records by decision", sizes))
     out.append(f"<p>Latest release {_when(latest.get('released_at'))}: k={_show(k)}, loss metric "
                f"{_show(got.get('metric'))}; {_show(got['lattice'].get('nodes_evaluated'))} of "
                f"{_show(got['lattice'].get('size'))} lattice nodes evaluated.</p>")
@@ -252,16 +300,14 @@ def records_section(report: str, releases: list[dict[str, Any]]) -> str:
     out.append(_table(["loss metric", "loss at the chosen node"],
                       [_row([_td(_show(name) + (" (chosen by)" if name == got.get("metric") else ""), "name"),
                              _td(_show(value))]) for name, value in got["loss"].items()]))
-    suppressed = got["records"]["suppressed"]
     out.append(_table(["records suppressed", *SUPPRESSION_REASONS, "total"],
                       [_row([_td("records", "name"), *(_td(_below_k(suppressed.get(reason), k))
                                                        for reason in SUPPRESSION_REASONS),
                              _td(_below_k(suppressed.get("total"), k))])]))
     if qis:
-        pyplot = _pyplot()
         from matplotlib.ticker import MaxNLocator
 
-        figure, axis = pyplot.subplots(figsize=(6, .5 + .45 * len(qis)))
+        figure, axis = report_plots.pyplot().subplots(figsize=(6, .5 + .45 * len(qis)))
         names = [str(c["name"]) for c in qis]
         axis.barh(names, [c.get("depth") or 0 for c in qis], color="#dddddd", label="depth")
         axis.barh(names, [c.get("level") or 0 for c in qis], color="#3b6fb6", label="level chosen")
@@ -292,7 +338,7 @@ def attack_verdicts(report: str, attacks: Sequence[Mapping[str, Any]]) -> str:
 
 
 def table_section(report: str, releases: list[dict[str, Any]], grid: Mapping[str, Any] | None,
-                  attacks: Sequence[Mapping[str, Any]] = ()) -> str:
+                  attacks: Sequence[Mapping[str, Any]] = (), sizes: Mapping[str, Any] | None = None) -> str:
     latest = releases[-1]
     plan, _ = parse_plan(latest.get("release_plan"))
     out = [f"<h3>{escape(report)} (table with totals)</h3>",
@@ -302,6 +348,11 @@ def table_section(report: str, releases: list[dict[str, Any]], grid: Mapping[str
         return "".join(out) + f"<p>Grid: {_show((grid or {}).get('missing', 'not read'))}.</p>"
     dims = list(grid.get("dimensions") or [])
     cells = list(grid.get("cells") or [])
+    out.append(_grid_picture(grid, cells))
+    if any(r.get("status") == "RELEASED" for r in releases):
+        labels = (f"{grid.get('count_column') or 'people'} per cell or total", SIZE_LABELS["table"][1])
+        out.append(_figure("first-look", report_plots.sizes_only(sizes, labels), f"{labels[1]} at each size",
+                           _sizes_table(sizes, labels)))
     if len(dims) != 2:
         rows = [_row([*(_td(_show(node[0]), "name") for node in cell[0]), _cell(cell)]) for cell in cells]
         return "".join(out) + _table([*dims, str(grid.get("count_column"))], rows, "grid")
@@ -315,6 +366,18 @@ def table_section(report: str, releases: list[dict[str, Any]], grid: Mapping[str
     return "".join(out) + _table(header, rows, "grid") + (
         '<p class="note">PRIMARY: below k; SECONDARY: hidden so that no primary can be worked out from the '
         "totals. A hidden cell's count is never read.</p>")
+
+
+def _grid_picture(grid: Mapping[str, Any], cells: list[Any]) -> str:
+    """The grid as a picture, with its cells counted by what they are (the picture's legend)."""
+    figure = report_plots.grid_picture(grid)
+    counted = {status: sum(1 for c in cells if report_plots.grid_status(c) == status)
+               for status in report_plots.GRID_COLOURS}
+    numbers = _table(["cells", *(s for s, n in counted.items() if n)],
+                     [_row([_td("as published now", "name"), *(_td(str(n)) for n in counted.values() if n)])])
+    if figure is None:
+        return (f'<p class="note">The grid ({len(cells)} cells and totals) is too large to draw.</p>' + numbers)
+    return _figure("grid-picture", figure, "the grid as published, primary and secondary cells marked", numbers)
 
 
 def _cell(cell: list[Any]) -> str:
@@ -331,6 +394,7 @@ def render(data: Mapping[str, Any], title: str = "kanon releases: a report for r
     releases = list(data.get("releases") or [])
     decisions = list(data.get("decisions") or [])
     grids = {g.get("report_unique_id"): g for g in data.get("tables") or []}
+    sizes = {s.get("report_unique_id"): s for s in data.get("sizes") or []}
     by_model: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in releases:
         by_model[str(r.get("report_unique_id"))].append(r)
@@ -340,11 +404,11 @@ def render(data: Mapping[str, Any], title: str = "kanon releases: a report for r
         kind = kinds[-1] if kinds else None
         name = str(rs[-1].get("report"))
         if kind == "counts":
-            sections["counts"].append(counts_section(name, rs, decisions))
+            sections["counts"].append(counts_section(name, rs, decisions, sizes.get(unique_id)))
         elif kind == "records":
-            sections["records"].append(records_section(name, rs))
+            sections["records"].append(records_section(name, rs, sizes.get(unique_id)))
         elif kind == "table":
-            sections["table"].append(table_section(name, rs, grids.get(unique_id), attacks))
+            sections["table"].append(table_section(name, rs, grids.get(unique_id), attacks, sizes.get(unique_id)))
     body = [overview(releases)]
     for heading, key in (("Count releases", "counts"), ("Record releases", "records"),
                          ("Tables with totals", "table")):

@@ -1,6 +1,6 @@
 """`python -m kanon_tools bench-spark` (part of `make bench`): the three release kinds on local Spark.
 
-Issue 34's Spark targets, on dbt-spark's session method (local[N], the driver's memory as given):
+The targets, on dbt-spark's session method (local[N], the driver's memory as given):
 a count release of 20,000 events within 20 s, a record release of 3,000 people within 30 s and a
 table with totals of 6 x 4 within 45 s, each the model's own time after the session is up (dbt's
 execution time of the node; the Spark session starts before it, when dbt first connects).
@@ -48,7 +48,7 @@ from kanon_tools.dev.bench_table import SHAPES
 
 @dataclass(frozen=True)
 class Case:
-    """One release timed: its model, what it releases, and issue 34's target in seconds."""
+    """One release timed: its model, what it releases, and its target in seconds."""
 
     model: str
     what: str

@@ -1,4 +1,5 @@
-"""`python -m kanon_tools bench-table`: what a table release with totals costs (issue 12's speed target).
+"""`python -m kanon_tools bench-table`: what a table release with totals costs (the target: the
+suppression and the attacker's audit each within one minute on DuckDB).
 
 Through dbt, in the bench project (bench_project/models/table, real files), for each warehouse it
 generates the events of a table (one event per person) whose cells' expected counts are a product

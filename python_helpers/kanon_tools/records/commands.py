@@ -1,5 +1,6 @@
 """`python -m kanon_tools records` (also `kanon-records`): a file of people in, a k-anonymous,
-l-diverse file out, with no warehouse and no dbt knowledge (issue 14, ADR 11).
+l-diverse file out, with no warehouse and no dbt knowledge. The guide, with the configuration
+file and the hint packs: docs/reference/records-from-a-file.md in kanon's repository.
 
     kanon-records inspect people.csv --config-out config.json     # propose a role per column
     kanon-records plan people.csv -c config.json                  # what a release would face
@@ -7,9 +8,9 @@ l-diverse file out, with no warehouse and no dbt knowledge (issue 14, ADR 11).
     kanon-records keygen -o key.txt                               # a pseudonym key (mode 600)
 
 The release is kanon's own (`kanon.release_records` under the `k_anonymous` gate) on an embedded
-DuckDB, through dbt, in a working folder made for the command (`engine.py`); this module reads
-and writes files, applies the hint packs and prints what happened. Nothing it prints or writes
-besides the released file holds a value of the input: names, counts and shares only.
+DuckDB, through dbt, in a working folder made for the command; kanon-records reads and writes
+the files, applies the hint packs and prints what happened. Nothing it prints or writes besides
+the released file holds a value of the input: names, counts and shares only.
 
 Exit codes: 0 done; 1 a file could not be read or written (or is not the format it claims, or
 holds no record: an empty file, a header without rows, `[]`, XML without a record); 2 the
