@@ -88,7 +88,9 @@ def test_bench_file_smoke_run(tmp_path: Path) -> None:
     for cells in rows.values():
         assert float(cells[2]) > 0 and float(cells[3].split()[0]) > 0 and float(cells[4].replace(",", "")) > 50
         assert cells[6] in ("yes", "no")
-    released = (tmp_path / "work" / "released.csv").read_text().splitlines()
+    released = (tmp_path / "work" / "released.csv").read_text(encoding="utf-8").splitlines()
     assert 0 < len(released) - 1 <= 400
-    # every column the configuration publishes, and not person_id, which it drops
-    assert sorted(released[0].split(",")) == ["age", "diagnosis", "income", "occupation", "sex", "visit_date", "zip"]
+    # every column the configuration publishes, and not the id, which it drops
+    assert released[0].split(",") == ["生年月日", "年齢", "性別", "郵便番号", "都道府県", "年収"]
+    # the file the figures stand for (issue 49): a prefix column of many distinct values
+    assert "400 people, 郵便番号 3" in out.read_text(encoding="utf-8")

@@ -41,8 +41,8 @@ from typing import Any
 from kanon_tools.pseudonym_env import DEFAULT_KEY_ENV, key_status
 from kanon_tools.receipt import parse_plan, records_receipt
 from kanon_tools.records import hints, proxies, report
-from kanon_tools.records.config import Config, ConfigError, check_header, hierarchy_problem, prefix_rows, read_config
-from kanon_tools.records.engine import EngineError, Workspace
+from kanon_tools.records.config import Config, ConfigError, Rows, check_header, hierarchy_problem, read_config
+from kanon_tools.records.engine import EngineError, Workspace, hierarchies
 from kanon_tools.records.files import FileFormatError, Table, format_of, parse_table, render_table, write_file
 from kanon_tools.records.loading import LoadError
 
@@ -91,18 +91,19 @@ def _read_config(path: Path, table: Table) -> tuple[Config, bytes]:
         raise Stop(CONFIG_ERROR, str(error)) from None
 
 
-def _check_coverage(table: Table, config: Config) -> None:
+def _check_coverage(table: Table, config: Config) -> dict[int, Rows]:
     """A prefix generalizer has values to build its hierarchy from, and every value of a column
     with a hierarchy is one of its leaves. kanon would label a missing
     value with the root at every level (and say so in a warning); a file release refuses instead,
-    since the user can fix the hierarchy or the file and rerun. Counted, never shown."""
-    for column in config.columns:
+    since the user can fix the hierarchy or the file and rerun. Counted, never shown. Returns the
+    hierarchies (engine.hierarchies), built once for the check and the load."""
+    built = hierarchies(table, config)
+    for index, column in enumerate(config.columns):
         if column.prefix is not None:
-            values = _column_values(table, column.name)
-            if all(v is None for v in values):
+            rows = built[index]
+            if not rows:
                 raise Stop(CONFIG_ERROR, f"column {column.name!r}: every value is empty, so there is nothing to build "
                                          "its prefix hierarchy from: drop the column or give it no generalizer")
-            rows = prefix_rows(values, column.prefix)
             if hierarchy_problem(rows):  # a value with too few digits: its label repeats at two levels
                 short = sum(1 for row in rows if len(set(row[1:])) < len(row) - 1)
                 raise Stop(CONFIG_ERROR, f"column {column.name!r}: {short} distinct value(s) have too few digits for "
@@ -116,6 +117,7 @@ def _check_coverage(table: Table, config: Config) -> None:
         if missing:
             raise Stop(CONFIG_ERROR, f"column {column.name!r}: {len(missing)} of {len(values)} value(s) "
                                      f"({len(set(missing))} distinct) are not leaves of its hierarchy")
+    return built
 
 
 def _packs(args: argparse.Namespace) -> tuple[hints.Pack, ...]:
@@ -140,9 +142,10 @@ def _workspace(args: argparse.Namespace, key_hex: str | None = None) -> tuple[Wo
         raise Stop(IO_ERROR, str(error)) from None
 
 
-def _load(ws: Workspace, table: Table, config: Config | None) -> None:
+def _load(ws: Workspace, table: Table, config: Config | None,
+          built: dict[int, Rows] | None = None) -> None:
     try:
-        ws.load(table, config)
+        ws.load(table, config, built)
     except LoadError as error:
         raise Stop(CONFIG_ERROR, str(error)) from None
 
@@ -327,11 +330,11 @@ def _in_release(found: dict[str, Any]) -> tuple[int, int]:
 def run_plan(args: argparse.Namespace) -> int:
     table, _, _ = _read_input(Path(args.file), args.in_format)
     config, _ = _read_config(Path(args.config), table)
-    _check_coverage(table, config)
+    built = _check_coverage(table, config)
     packs = _packs(args)
     ws, holder = _workspace(args)
     try:
-        _load(ws, table, config)
+        _load(ws, table, config, built)
         summary = dict(_engine(lambda: ws.plan(config)))
         found = findings(table, config, packs, ws)
     finally:
@@ -399,7 +402,7 @@ def run_release(args: argparse.Namespace) -> int:
     source = Path(args.file)
     table, in_format, in_bytes = _read_input(source, args.in_format)
     config, config_bytes = _read_config(Path(args.config), table)
-    _check_coverage(table, config)
+    built = _check_coverage(table, config)
     output = Path(args.output) if args.output else None
     if output is None and not args.dry_run:
         raise Stop(CONFIG_ERROR, "give -o FILE (or --dry-run to measure only)")
@@ -419,9 +422,9 @@ def run_release(args: argparse.Namespace) -> int:
     ws, holder = _workspace(args, key_hex)
     rows_in, columns_in, in_sha256 = len(table.rows), len(table.columns), _sha256(in_bytes)
     try:
-        _load(ws, table, config)
+        _load(ws, table, config, built)
         found = findings(table, config, packs, ws)  # plan's own, before dbt starts
-        del table, in_bytes  # the warehouse holds the rows now: not a second copy beside its release
+        del table, in_bytes, built  # the warehouse holds the rows now: not a second copy beside its release
         outcome = _engine(lambda: ws.release(config))
         released = ws.released_table() if outcome.released else None
     finally:

@@ -57,6 +57,7 @@ import itertools
 import json
 import math
 import unicodedata
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -82,6 +83,10 @@ DEFAULT_MAX_SUPPRESSION = 0.05
 ROOT_LABEL = "*"
 
 
+# a hierarchy's rows, one per leaf: the leaf first, the root last
+Rows = tuple[tuple[str, ...], ...]
+
+
 class ConfigError(ValueError):
     """The configuration cannot be used as it is (exit 2); the message names keys and columns only."""
 
@@ -93,7 +98,7 @@ class Column:
     name: str
     role: str
     type: str = "text"
-    hierarchy: tuple[tuple[str, ...], ...] | None = None  # rows leaf..root, from "rows" or "file"
+    hierarchy: Rows | None = None  # rows leaf..root, from "rows" or "file"
     prefix: tuple[int, ...] | None = None
     bins: tuple[tuple[float, ...], ...] | None = None
     date: tuple[str, ...] | None = None
@@ -293,7 +298,7 @@ def _numbers(value: Any, what: str, *, whole: bool) -> list[float]:
     return list(value)
 
 
-def _hierarchy(value: Any, base: Path, where: str) -> tuple[tuple[str, ...], ...]:
+def _hierarchy(value: Any, base: Path, where: str) -> Rows:
     """A hierarchy's rows, leaf first and root last, checked as a tree (kanon checks it again)."""
     if isinstance(value, dict) and set(value) == {"file"} and isinstance(value["file"], str):
         path = base / value["file"]
@@ -327,24 +332,32 @@ def hierarchy_problem(rows: Sequence[Sequence[str]]) -> str | None:
     at the level above, or a label at two levels standing for different leaves there (a reader
     would take one for the other: `65+, 65+, *` is fine, a leaf `10100` under `10101` while the leaf
     `10101` is under `10100` is not). Counts only, never a label: leaves are values of the data."""
-    if len({r[-1] for r in rows}) != 1:
+    # By columns and sets, not a set per label and level: a prefix hierarchy built from a big file
+    # has a row per distinct value (600,000 in a million postal codes), and the checks are counts.
+    levels = list(zip(*rows, strict=True))
+    labels_at = [set(labels) for labels in levels]
+    if len(labels_at[-1] if rows else ()) != 1:
         return "a hierarchy has one root (the last level holds one value)"
-    if len({r[0] for r in rows}) != len(rows):
+    if len(labels_at[0]) != len(rows):
         return "a leaf appears in more than one hierarchy row"
-    depth = len(rows[0])
     two_parents = 0
-    for level in range(depth - 1):
-        parents: dict[str, set[str]] = {}
-        for row in rows:
-            parents.setdefault(row[level], set()).add(row[level + 1])
-        two_parents += sum(1 for found in parents.values() if len(found) > 1)
+    # from level 1: a leaf is in one row (checked above), so it has one parent
+    for level in range(1, len(levels) - 1):
+        links = set(zip(levels[level], levels[level + 1], strict=True))
+        if len(links) > len(labels_at[level]):  # some label has two parents: count those that do
+            two_parents += sum(1 for n in Counter(label for label, _ in links).values() if n > 1)
     if two_parents:
         return (f"{two_parents} hierarchy label(s) have more than one parent at the level above "
                 "(the rows must form a tree)")
+    # only a label found at two levels or more can stand for different leaves at them
+    repeated = set().union(*(a & b for a, b in itertools.combinations(labels_at, 2)))
     leaves: dict[str, dict[int, set[str]]] = {}  # label -> level -> the leaves it stands for there
-    for row in rows:
-        for level, label in enumerate(row):
-            leaves.setdefault(label, {}).setdefault(level, set()).add(row[0])
+    for level, labels in enumerate(levels):
+        if repeated.isdisjoint(labels):
+            continue
+        for leaf, label in zip(levels[0], labels, strict=True):
+            if label in repeated:
+                leaves.setdefault(label, {}).setdefault(level, set()).add(leaf)
     differing = sum(1 for at in leaves.values() if len({frozenset(s) for s in at.values()}) > 1)
     if differing:
         return (f"{differing} hierarchy label(s) stand for different leaves at different levels; a label may "
@@ -352,7 +365,7 @@ def hierarchy_problem(rows: Sequence[Sequence[str]]) -> str | None:
     return None
 
 
-def prefix_rows(values: Sequence[str | None], lengths: Sequence[int]) -> tuple[tuple[str, ...], ...]:
+def prefix_rows(values: Sequence[str | None], lengths: Sequence[int]) -> Rows:
     """The hierarchy a prefix generalizer stands for, over the column's own values: each value,
     then the first n of its digits (NFKC, so full-width digits count) and '*', for each length,
     then the root. A tree by construction: a shorter prefix is a prefix of the longer one."""

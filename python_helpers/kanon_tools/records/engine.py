@@ -27,9 +27,9 @@ import duckdb
 
 from kanon_tools.dbt_runner import DbtResult, DbtRunner, cache_dir
 from kanon_tools.pseudonym_env import DEFAULT_KEY_ENV
-from kanon_tools.records.config import Config, prefix_rows
+from kanon_tools.records.config import Config, Rows, prefix_rows
 from kanon_tools.records.files import Table
-from kanon_tools.records.loading import load_table
+from kanon_tools.records.loading import load_hierarchy, load_table
 from kanon_tools.warehouse import quote_ident
 
 PROJECT = Path(__file__).parent / "project"
@@ -71,6 +71,20 @@ def hierarchy_table(index: int) -> str:
     return f"records_hierarchy_{index}"
 
 
+def hierarchies(table: Table, config: Config | None) -> dict[int, Rows]:
+    """Each quasi-identifier's hierarchy rows by its column's position in the configuration: the
+    configuration's (inline or from a file), or built from the column's values by its prefix
+    (none when every value is empty: the command refuses that column before loading)."""
+    out = {}
+    for index, column in enumerate(config.columns if config is not None else ()):
+        if column.hierarchy is not None:
+            out[index] = column.hierarchy
+        elif column.prefix is not None:
+            position = table.columns.index(column.name)
+            out[index] = prefix_rows([row[position] for row in table.rows], column.prefix)
+    return out
+
+
 class Workspace:
     """A working folder: the dbt project, its DuckDB file, and the runner that calls dbt there."""
 
@@ -105,32 +119,19 @@ class Workspace:
 
     # --- loading --------------------------------------------------------------------------------
 
-    def load(self, table: Table, config: Config | None) -> None:
+    def load(self, table: Table, config: Config | None,
+             built: Mapping[int, Rows] | None = None) -> None:
         """The file's table as records_input (typed by the configuration) and each quasi-identifier's
-        hierarchy (inline, from a file, or built from the values by its prefix) as records_hierarchy_<n>."""
+        hierarchy (`built`, else `hierarchies(table, config)`) as records_hierarchy_<n>, each in
+        one statement."""
         types = {c.name: c.type for c in config.columns} if config is not None else {}
         con = duckdb.connect(str(self.duckdb))
         try:
             load_table(con, table, schema=SCHEMA, name=INPUT, types=types)
-            for index, rows in self._hierarchies(table, config).items():
-                depth = len(rows[0])
-                columns = ", ".join(f"level_{n} varchar" for n in range(depth))
-                name = f"{quote_ident(SCHEMA)}.{quote_ident(hierarchy_table(index))}"
-                con.execute(f"create or replace table {name} ({columns})")
-                con.executemany(f"insert into {name} values ({', '.join('?' * depth)})", [list(r) for r in rows])
+            for index, rows in (hierarchies(table, config) if built is None else built).items():
+                load_hierarchy(con, rows, schema=SCHEMA, name=hierarchy_table(index))
         finally:
             con.close()
-
-    @staticmethod
-    def _hierarchies(table: Table, config: Config | None) -> dict[int, tuple[tuple[str, ...], ...]]:
-        out = {}
-        for index, column in enumerate(config.columns if config is not None else ()):
-            if column.hierarchy is not None:
-                out[index] = column.hierarchy
-            elif column.prefix is not None:
-                position = table.columns.index(column.name)
-                out[index] = prefix_rows([row[position] for row in table.rows], column.prefix)
-        return out
 
     def connect(self, *, read_only: bool = True) -> Any:
         return duckdb.connect(str(self.duckdb), read_only=read_only)

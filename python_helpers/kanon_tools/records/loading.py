@@ -21,7 +21,7 @@ the one handed in, and silently.
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -91,6 +91,26 @@ def load_table(con: Any, table: Table, *, schema: str, name: str,
     finally:
         con.unregister(view)
     return Loaded(relation, len(table.rows), table.columns)
+
+
+def load_hierarchy(con: Any, rows: Sequence[Sequence[str]], *, schema: str, name: str) -> str:
+    """Create (or replace) schema.name in the DuckDB connection `con` holding a hierarchy's rows,
+    in their order, as text columns level_0 .. level_n; the relation (quoted) is returned.
+
+    One statement from an Arrow table: a prefix hierarchy has a row per distinct value of its
+    column (600,000 in a million postal codes), which row-at-a-time inserts took minutes to write."""
+    depth = len(rows[0])
+    levels = list(zip(*rows, strict=True))
+    frame = pa.table([pa.array(labels, type=pa.string()) for labels in levels],
+                     names=[f"level_{n}" for n in range(depth)])
+    relation = f"{quote_ident(schema)}.{quote_ident(name)}"
+    view = "_kanon_records_hierarchy"
+    con.register(view, frame)
+    try:
+        con.execute(f"create or replace table {relation} as select * from {view}")
+    finally:
+        con.unregister(view)
+    return relation
 
 
 def _read(index: int, kind: str) -> str:
