@@ -1,7 +1,7 @@
 """`python -m kanon_tools bench-file`: what the file command costs (the targets: inspect and plan
 within 5 s on 20,000 people, run within 120 s and 3,000 MB on 1,000,000).
 
-It writes synthetic residents as a CSV shaped like the files people bring (issue 49): an id, a
+It writes synthetic residents as a CSV shaped like the files people bring: an id, a
 birth date, the age it gives, sex, a 7-digit postal code (`NNN-NNNN`, about two thirds of a
 million distinct values in a million rows), the prefecture the code lies in and an annual income;
 and a kanon-records configuration like the one `inspect` proposes for it: the id dropped, five
