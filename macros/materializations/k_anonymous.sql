@@ -99,7 +99,7 @@
 
   -- 2. check: nothing below k is published, and the release is one the config accepts
   {%- set facts = kanon._release_facts(staging_relation, staged, count_column, k, kind, audit.releases) -%}
-  {%- do facts.update({'release_plan': kanon._release_plan_with_learned(kind, facts)}) -%}
+  {%- do kanon._release_facts_with_learned(kind, facts) -%}
   {%- do facts.update({'suppression_rate': kanon._release_suppression_rate(kind, facts)}) -%}
   {%- do release.update({'release_kind': kind.name, 'release_plan': facts.release_plan, 'input_rows': facts.input_rows,
       'policy_fingerprint': facts.policy_fingerprint if long_form

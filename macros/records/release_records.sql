@@ -54,7 +54,7 @@
   {%- set search = kanon._records_search(plan) -%}
   {%- do search.update({'nearly_unique': kanon._records_nearly_unique(plan, who)}) -%}
   {%- set policy = kanon._records_policy(plan, search) -%}
-  {%- do kanon._release_learned_keep(policy.learned) -%}
+  {%- do kanon._release_learned_keep(policy.learned, {'input_rows': search.records_in}) -%}
   {%- set levels = kanon._records_node_levels(plan, search.node) -%}
   {%- set q = kanon._quote -%}
   {%- set keys = kanon._records_node_keys(plan) -%}
@@ -126,9 +126,8 @@ where _k_fate = 'kept'
     ('people_suppressed', "count(distinct case when _k_fate <> 'kept' then _k_person end)" if plan.privacy_unit is not none
         else "coalesce(sum(case when _k_fate = 'kept' then 0 else 1 end), 0)")]) }}
 {{ kanon._live_difference_facts(nulls, compared, plan.k, on_small_change) }}
-union all
-{#- the records the search read (also when it refused), which the gate compares with the previous release's #}
-{{ kanon._long_form_fact(nulls, 'input_rows', '(select count(*) from ' ~ plan.relation ~ ')') }}
+{#- input_rows, the records the search read (also when it refused), which the gate compares with
+    the previous release's: the search counted them, and hands the count with what it learned -#}
 {%- if pseudonymized %}
 union all
 {#- the key's fingerprint: the pseudonym of a constant no identifier is, never the key (ADR 12) #}

@@ -14,8 +14,8 @@
   plan before its gate reads the plan; a record release that finds nothing kept is refused,
   never published with a plan that says less than it did.
 -#}
-{% macro _release_learned_keep(learned) %}
-  {%- do kanon._release_learned_store().update({model.unique_id: learned}) -%}
+{% macro _release_learned_keep(learned, facts={}) %}
+  {%- do kanon._release_learned_store().update({model.unique_id: {'plan': learned, 'facts': facts}}) -%}
 {% endmacro %}
 
 {#- What the model's release macro kept in this invocation ({} when nothing), forgotten after. -#}
@@ -30,13 +30,15 @@
   {{ return(graph['kanon_learned']) }}
 {% endmacro %}
 
-{#- facts.release_plan with what the release macro learned merged in (release_plan is JSON text;
-    the plan's own keys win: they are what the SQL published under). Refused when the kind says
-    it learns from the data and nothing was kept. -#}
-{% macro _release_plan_with_learned(kind, facts) %}
+{#- The staged facts with what the release macro learned: merged into release_plan (JSON text;
+    the plan's own keys win: they are what the SQL published under), and the facts it counted
+    while searching (a record release's input_rows) in place of the long form's, which does not
+    state them: no second scan of the input. Refused when the kind says it learns from the data
+    and nothing was kept. Updates `facts`. -#}
+{% macro _release_facts_with_learned(kind, facts) %}
   {%- set learned = kanon._release_learned_take() -%}
   {%- if not kind.get('learns', false) -%}
-    {{ return(facts.release_plan) }}
+    {{ return(none) }}
   {%- endif -%}
   {%- if not learned -%}
     {{ exceptions.raise_compiler_error("kanon: " ~ model.unique_id ~ ": what " ~ kind.called ~ " learned from the data while the model"
@@ -44,12 +46,13 @@
         ~ " dbt run or dbt build, which compile and release it together. Nothing was published.") }}
   {%- endif -%}
   {%- set plan = fromjson(facts.release_plan) -%}
-  {%- for key, value in learned.items() -%}
+  {%- for key, value in learned.plan.items() -%}
     {%- if value is mapping and plan.get(key) is mapping -%}
       {%- do plan.update({key: dict(value, **plan[key])}) -%}
     {%- elif key not in plan -%}
       {%- do plan.update({key: value}) -%}
     {%- endif -%}
   {%- endfor -%}
-  {{ return(tojson(plan, sort_keys=true)) }}
+  {%- do facts.update(learned.facts) -%}
+  {%- do facts.update({'release_plan': tojson(plan, sort_keys=true)}) -%}
 {% endmacro %}
