@@ -19,7 +19,7 @@ import sys
 import tempfile
 import traceback
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,6 +31,7 @@ from dbt_common.tests import enable_test_caching
 from kanon_tools.dbt_runner import DBT as DBT
 from kanon_tools.dbt_runner import DbtResult as DbtResult
 from kanon_tools.dbt_runner import DbtRunner, swapped_environment
+from kanon_tools.pseudonym_env import DEFAULT_KEY_ENV, NOISE_KEY_ENV, pseudonym_env
 from kanon_tools.warehouse import Target, postgres_params
 
 # dbt's parse caches, on as dbt's own test fixtures turn them on (dbt.tests.fixtures.project,
@@ -356,3 +357,38 @@ def assert_bad_inputs_refused(project: DbtProject, wh: Warehouse, folder: str, p
         assert message in node["message"], (model, node["message"])
     assert wh.query(f"select count(*) from information_schema.tables where table_name like '{prefix}%' "
                     f"and table_schema = '{wh.schema}'") == [(0,)]
+
+
+class KeyedProject(DbtProject):
+    """A DbtProject whose dbt runs with chosen keys (or none) in named variables, PGOPTIONS built from them.
+
+    Every key variable the shell holds (the pseudonym and noise keys, those named here) is removed
+    first: only the keys given here count."""
+
+    def __init__(self, project_dir: Path, warehouse: Warehouse, keys: Mapping[str, str | None]) -> None:
+        super().__init__(project_dir, warehouse)
+        self.keys = dict(keys)
+
+    def env(self) -> dict[str, str]:
+        env = self.warehouse.env()
+        for name in (DEFAULT_KEY_ENV, NOISE_KEY_ENV, *self.keys, "PGOPTIONS"):
+            env.pop(name, None)
+        for name, value in self.keys.items():
+            if value is not None:
+                env[name] = value
+        for name in self.keys:
+            env = pseudonym_env(env, name)
+        return env
+
+    def runner(self) -> DbtRunner:
+        # every artifact a user's dbt writes (manifest.json included): the key must be in none
+        return DbtRunner(self.project_dir, env=self.env(), target_path=self.state_dir / "target",
+                         log_path=self.state_dir / "logs", artifacts=True)
+
+    def with_keys(self, keys: Mapping[str, str | None]) -> KeyedProject:
+        return KeyedProject(self.project_dir, self.warehouse, keys)
+
+    def places(self) -> list[Path]:
+        """Where a dbt run writes: the project, its target/ and logs/, and the DuckDB file."""
+        wh = self.warehouse
+        return [self.project_dir, self.state_dir, wh.duckdb_path, Path(f"{wh.duckdb_path}.wal")]

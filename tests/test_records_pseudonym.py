@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT, DbtProject, DbtResult, Warehouse, require_postgres
+from conftest import ROOT, DbtResult, KeyedProject, Warehouse, require_postgres
 from kanon_tools.dbt_runner import ANSI, DbtRunner
 from kanon_tools.pseudonym_env import DEFAULT_KEY_ENV, key_status, pseudonym, pseudonym_env, setting_name
 from kanon_tools.warehouse import postgres_params
@@ -122,39 +122,6 @@ def model_error(result: DbtResult, model: str) -> str:
         if f"Error in model {model} " in line:
             return lines[at + 1].strip()
     raise AssertionError(f"no error for model {model} in:\n{result.output[-3000:]}")
-
-
-class KeyedProject(DbtProject):
-    """A DbtProject whose dbt runs with a chosen pseudonym key (or none), PGOPTIONS built from it."""
-
-    def __init__(self, project_dir: Path, warehouse: Warehouse, keys: Mapping[str, str | None]) -> None:
-        super().__init__(project_dir, warehouse)
-        self.keys = dict(keys)
-
-    def env(self) -> dict[str, str]:
-        env = self.warehouse.env()
-        # whatever this shell holds must not leak into the cases: only the keys given here count
-        for name in (DEFAULT_KEY_ENV, OTHER_ENV, "PGOPTIONS"):
-            env.pop(name, None)
-        for name, value in self.keys.items():
-            if value is not None:
-                env[name] = value
-        for name in self.keys:
-            env = pseudonym_env(env, name)
-        return env
-
-    def runner(self) -> DbtRunner:
-        # every artifact a user's dbt writes (manifest.json included): the key must be in none
-        return DbtRunner(self.project_dir, env=self.env(), target_path=self.state_dir / "target",
-                         log_path=self.state_dir / "logs", artifacts=True)
-
-    def with_keys(self, keys: Mapping[str, str | None]) -> KeyedProject:
-        return KeyedProject(self.project_dir, self.warehouse, keys)
-
-    def places(self) -> list[Path]:
-        """Where a dbt run writes: the project, its target/ and logs/, and the DuckDB file."""
-        wh = self.warehouse
-        return [self.project_dir, self.state_dir, wh.duckdb_path, Path(f"{wh.duckdb_path}.wal")]
 
 
 def write_project(path: Path) -> Path:

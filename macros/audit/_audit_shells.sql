@@ -24,11 +24,13 @@
         _audit_release_key_literals); what the release was is on its row in kanon_audit_releases.
         people_shown: the count the release published for the row, which differs from people
         only when on_small_change='hold' held it at the previous release's value (ADR 12);
-        NULL for a suppressed group and in trails from before it. -#}
+        NULL for a suppressed group and in trails from before it. cell_key: in a noisy release
+        (docs/reference/noise.md), the group's cell key, from which with people and the ptable
+        (named by its hash in the release's plan) its published count is replayed. -#}
     {%- set columns = [
         ('invocation_id', string), ('report_unique_id', string),
         ('decision', string), ('ladder_step', dbt.type_int()),
-        ('labels', string), ('levels', string), ('people', bigint), ('people_shown', bigint)] -%}
+        ('labels', string), ('levels', string), ('people', bigint), ('people_shown', bigint), ('cell_key', bigint)] -%}
   {%- elif which == 'hierarchies' -%}
     {#- The hierarchies releases were made with, one row per leaf and level above 0, once per
         content hash (the hash named in the release's plan): so that a past release can be

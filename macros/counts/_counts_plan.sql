@@ -7,7 +7,7 @@
   (missing or ambiguous columns, ladder levels deeper than a hierarchy) run at execute time.
   Every error names the macro the user called (`who`), the model and the argument.
 -#}
-{% macro _counts_plan(who, relation, privacy_unit, dimensions, hierarchies, k, ladder, measures, count_column, count_rows, null_policy, remainder=false, null_unit='ignore', dominance=none, delay=none) %}
+{% macro _counts_plan(who, relation, privacy_unit, dimensions, hierarchies, k, ladder, measures, count_column, count_rows, null_policy, remainder=false, null_unit='ignore', dominance=none, delay=none, noise=none) %}
   {%- do kanon._check_relation(relation, 'relation', who) -%}
   {%- do kanon._check_k(k, who) -%}
   {%- do kanon._check_boolean(count_rows, 'count_rows', who) -%}
@@ -46,6 +46,11 @@
     {{ exceptions.raise_compiler_error(who ~ ": count_column must be a column name") }}
   {%- endif -%}
   {%- set measures = kanon._counts_check_measures(measures, privacy_unit, who) -%}
+  {#- noise keys people (count_rows has none); a measure would be published exact beside it -#}
+  {%- if noise is not none and (count_rows or measures | length > 0) -%}
+    {{ exceptions.raise_compiler_error(who ~ ": noise perturbs counts of people by their cell key, so it takes neither count_rows=true nor measures"
+        ~ " (a measure would be published without noise); release the measures in a model of their own") }}
+  {%- endif -%}
 
   {#- The released columns: <dimension>, <dimension>_level, the count, the measures. Two that
       are equal up to letter case would clash (DuckDB) or confuse readers (Postgres); a name
@@ -121,6 +126,7 @@
       'remainder': remainder,
       'dominance': kanon._counts_dominance(dominance, count_rows, privacy_unit, who),
       'delay': delay,
+      'noise': kanon._noise_plan(noise, k, who),
   }) }}
 {% endmacro %}
 

@@ -3,7 +3,8 @@
     fingerprint  md5 of k, the events relation, the privacy unit and how people are counted, the
                  dimensions (as given and as resolved), the ladder, the NULL policies, the count
                  column, the measures (names and SQL, in order), the remainder row, the dominance
-                 rule, max_suppression, the delay and the small-change policy when set, and the
+                 rule, max_suppression, the delay, the small-change policy and the noise (mode,
+                 ptable content hash, key variable) when set, and the
                  content of every hierarchy. Two releases with the
                  same fingerprint made the same decisions for the same events; a changed
                  fingerprint explains a changed suppression rate;
@@ -39,6 +40,10 @@
   {%- if plan.get('on_small_change', 'report') != 'report' -%}
     {%- do parts.append('on_small_change=' ~ plan.on_small_change) -%}
   {%- endif -%}
+  {%- set noise = kanon._noise_policy(plan.noise) -%}
+  {%- if noise is not none -%}
+    {%- do parts.append('noise=' ~ tojson(noise, sort_keys=true)) -%}
+  {%- endif -%}
   {%- set dimensions = [] -%}
   {%- for d in plan.dims -%}
     {%- set hash = kanon._hierarchy_content_hash(d.hierarchy, d.level_columns) if d.hierarchy is not none else none -%}
@@ -52,8 +57,10 @@
         'relation': (d.hierarchy | string) if d.hierarchy is not none else none,
         'level_columns': d.level_columns}) -%}
   {%- endfor -%}
+  {%- set recorded = {'dimensions': dimensions, 'ladder': plan.steps, 'null_policy': plan.null_policy} -%}
+  {%- if noise is not none -%}{%- do recorded.update({'noise': noise}) -%}{%- endif -%}
   {{ return({
       'fingerprint': local_md5(parts | join('\n')),
-      'plan': tojson({'dimensions': dimensions, 'ladder': plan.steps, 'null_policy': plan.null_policy}),
+      'plan': tojson(recorded),
   }) }}
 {% endmacro %}

@@ -29,14 +29,15 @@
     null_unit='ignore',
     dominance=none,
     delay=none,
-    on_small_change='report'
+    on_small_change='report',
+    noise=none
 ) -%}
   {{ return(adapter.dispatch('release_counts', 'kanon')(
       relation, privacy_unit, dimensions, hierarchies, k, ladder, measures,
-      count_column, count_rows, null_policy, remainder, warn_missing, null_unit, dominance, delay, on_small_change)) }}
+      count_column, count_rows, null_policy, remainder, warn_missing, null_unit, dominance, delay, on_small_change, noise)) }}
 {%- endmacro %}
 
-{% macro default__release_counts(relation, privacy_unit, dimensions, hierarchies, k, ladder, measures, count_column, count_rows, null_policy, remainder, warn_missing, null_unit, dominance, delay, on_small_change) -%}
+{% macro default__release_counts(relation, privacy_unit, dimensions, hierarchies, k, ladder, measures, count_column, count_rows, null_policy, remainder, warn_missing, null_unit, dominance, delay, on_small_change, noise) -%}
   {#- At parse time dbt only records refs and configs (config.get is a stub then); every
       argument is checked when the model compiles, before anything runs. The audit trail is a
       dependency so that `dbt build` creates it before the first release. -#}
@@ -54,7 +55,7 @@
   {%- if not audit -%}{%- do kanon._warn_one_statement_release(who) -%}{%- endif -%}
   {%- set k, count_column = kanon._release_config_defaults(k, count_column, audit, who) -%}
   {%- set plan = kanon._counts_plan(who, relation, privacy_unit, dimensions, hierarchies, k, ladder,
-      measures, count_column, count_rows, null_policy, remainder, null_unit, dominance, delay) -%}
+      measures, count_column, count_rows, null_policy, remainder, null_unit, dominance, delay, noise) -%}
   {%- do plan.update({'on_small_change': on_small_change}) -%}
   {#- Under k_anonymous the values missing from a hierarchy and the events without a person are
       counted by the release itself (rows 'missing' and 'null_unit' of the long form), in its
@@ -69,37 +70,9 @@ with
 {{ kanon._counts_ctes(plan, with_rest=(remainder or audit), with_thin=audit) }}
 {%- if audit %},
 {{ kanon._counts_difference_ctes(plan, names, on_small_change == 'hold', kanon._release_live_relation()) }}
-{#- Under k_anonymous: every row to publish, as the comparison with the previous release leaves
-    it (a held row shows what it showed before), with the group it is for the trail. #}
-select
-  {%- for d in plan.dims %}
-  _k_out{{ loop.index0 }}_label as {{ q(d.column) }},
-  _k_out{{ loop.index0 }}_level as {{ q(d.column ~ '_level') }},
-  {%- endfor %}
-  case when _k_held = 1 then _k_shown else _k_count end as {{ q(plan.count_column) }},
-  {%- for name in plan.measures %}
-  case when _k_held = 1 then _k_live_measure{{ loop.index0 }} else _k_measure{{ loop.index0 }} end as {{ q(name) }},
-  {%- endfor %}
-  {{ kanon._long_form_row('release', {
-      'decision': "case when _k_remainder = 1 then 'REMAINDER' when _k_step = 0 then 'PASS' else 'GENERALIZE' end",
-      'ladder_step': '_k_step', 'labels': '_k_labels', 'levels': '_k_levels', 'people': '_k_count',
-      'people_shown': 'case when _k_held = 1 then _k_shown else _k_count end'}) }}
-from _k_compared
+{{ kanon._counts_release_rows(plan, nulls) }}
 {%- else %}
-select
-  {{ kanon._counts_published_columns(plan, '_k_out', '_k_count') }}
-from _k_released
-{%- if remainder %}
-union all
-{# One row for everything the ladder suppressed, released only when it too is not thin (at
-   least k people, and not dominated): one group of the engine, keyed by a constant. #}
-select
-  {{ kanon._counts_published_columns(plan, none, '_k_count') }}
-from (
-  {{ kanon._counts_groups(plan, '(select 1 as _k_everything, _k_suppressed.* from ' ~ rest ~ ' as _k_suppressed) as _k_rest', ['_k_everything']) }}
-) as _k_remainder
-where not {{ kanon._counts_is_thin(plan) }}
-{%- endif %}
+{{ kanon._counts_one_statement_rows(plan, rest) }}
 {%- endif %}
 {%- if audit %}
 {%- set policy = kanon._counts_policy(plan, config.get('max_suppression')) %}
@@ -127,6 +100,69 @@ where _k_merge = 2
   {%- endset -%}
   {#- under k_anonymous, the long form inside what the mart would publish (_long_form_published) -#}
   {{ kanon._long_form_published(statement, kanon._counts_published_names(plan)) if audit else statement }}
+{%- endmacro %}
+
+{#- Under k_anonymous: every row to publish, as the comparison with the previous release leaves
+    it (a held row shows what it showed before), with the group it is for the trail. A noisy
+    release publishes each row's perturbed count (_k_noisy); a row perturbed to 0 is not
+    published (a count table leaves out its zeros; a row of 0 would say the group has people)
+    and goes to the trail as a group with people_shown 0. -#}
+{% macro _counts_release_rows(plan, nulls) %}
+  {%- set q = kanon._quote -%}
+  {%- set shown = 'case when _k_held = 1 then _k_shown else _k_noisy end' -%}
+  {%- set group = {
+      'decision': "case when _k_remainder = 1 then 'REMAINDER' when _k_step = 0 then 'PASS' else 'GENERALIZE' end",
+      'ladder_step': '_k_step', 'labels': '_k_labels', 'levels': '_k_levels', 'people': '_k_count',
+      'people_shown': shown} -%}
+  {%- if plan.noise is not none -%}{%- do group.update({'cell_key': '_k_cell_key'}) -%}{%- endif -%}
+  {%- set zero = '(_k_held = 0 and _k_noisy = 0)' -%}
+select
+  {%- for d in plan.dims %}
+  _k_out{{ loop.index0 }}_label as {{ q(d.column) }},
+  _k_out{{ loop.index0 }}_level as {{ q(d.column ~ '_level') }},
+  {%- endfor %}
+  {{ shown }} as {{ q(plan.count_column) }},
+  {%- for name in plan.measures %}
+  case when _k_held = 1 then _k_live_measure{{ loop.index0 }} else _k_measure{{ loop.index0 }} end as {{ q(name) }},
+  {%- endfor %}
+  {{ kanon._long_form_row('release', group) }}
+from _k_compared
+{%- if plan.noise is not none %}
+where not {{ zero }}
+union all
+select
+  {{ nulls }}
+  {{ kanon._long_form_row('group', group) }}
+from _k_compared
+where {{ zero }}
+{%- endif %}
+{%- endmacro %}
+
+{#- Not under k_anonymous: the released groups and, with remainder, the remainder row, as one
+    statement (no trail, no comparison; _warn_one_statement_release says so); a noisy release's
+    rows perturbed, those perturbed to 0 left out. -#}
+{% macro _counts_one_statement_rows(plan, rest) %}
+  {%- for source in ['released', 'remainder'] if source == 'released' or plan.remainder %}
+  {%- set perturbed = kanon._noise_perturbed(plan.noise, '_k_row') if plan.noise is not none else {'join': '', 'value': '_k_row._k_count'} %}
+{% if not loop.first %}union all
+{# One row for everything the ladder suppressed, released only when it too is not thin (at
+   least k people, and not dominated): one group of the engine, keyed by a constant. #}
+{% endif -%}
+select
+  {{ kanon._counts_published_columns(plan, '_k_row._k_out' if source == 'released' else none, perturbed.value, '_k_row.') }}
+{%- if source == 'released' %}
+from _k_released as _k_row
+{%- else %}
+from (
+  {{ kanon._counts_groups(plan, '(select 1 as _k_everything, _k_suppressed.* from ' ~ rest ~ ' as _k_suppressed) as _k_rest', ['_k_everything']) }}
+) as _k_row
+{%- endif %}
+{{ perturbed.join }}
+where {{ 'not ' ~ kanon._counts_is_thin(plan, '_k_row') if source == 'remainder' else '1 = 1' }}
+{%- if plan.noise is not none %}
+  and coalesce({{ perturbed.value }}, -1) <> 0
+{%- endif %}
+  {%- endfor %}
 {%- endmacro %}
 
 {#- The names of the released columns, in their order (_counts_published_columns). -#}
@@ -169,6 +205,11 @@ union all
 union all
 {# ... the privacy unit, the policy the release was made under, and its plan for replaying cell fates ... -#}
 {{ kanon._long_form_closing_facts(nulls, plan.privacy_unit, policy) }}
+{%- if plan.noise is not none %}
+union all
+{# ... for a noisy release, which key its cell keys were made with (a fingerprint, never the key) ... #}
+{{ kanon._long_form_key_fingerprint(nulls, plan.noise.key_env) }}
+{%- endif %}
 {%- if config.get('max_suppression') is not none %}
 union all
 {# ... for max_suppression, how many people went in ... #}
@@ -188,8 +229,8 @@ union all
 {%- endmacro %}
 
 {#- The released columns: each dimension's label and level (from <prefix><i>_label and
-    <prefix><i>_level, NULL when prefix is none), the count, the measures (_k_measure<j>). -#}
-{% macro _counts_published_columns(plan, prefix, count) %}
+    <prefix><i>_level, NULL when prefix is none), the count, the measures (<measures>_k_measure<j>). -#}
+{% macro _counts_published_columns(plan, prefix, count, measures='') %}
   {%- set q = kanon._quote -%}
   {%- set string = dbt.type_string() -%}
   {%- for d in plan.dims %}
@@ -198,7 +239,7 @@ union all
   {%- endfor %}
   {{ count }} as {{ q(plan.count_column) }}
   {%- for name in plan.measures %},
-  _k_measure{{ loop.index0 }} as {{ q(name) }}
+  {{ measures }}_k_measure{{ loop.index0 }} as {{ q(name) }}
   {%- endfor %}
 {%- endmacro %}
 

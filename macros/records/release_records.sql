@@ -131,7 +131,7 @@ where _k_fate = 'kept'
 {%- if pseudonymized %}
 union all
 {#- the key's fingerprint: the pseudonym of a constant no identifier is, never the key (ADR 12) #}
-{{ kanon._long_form_fact(nulls, 'key_fingerprint', text='substr(' ~ kanon._records_pseudonym("'kanon:key-fingerprint:v1'", plan.pseudonym_key_env) ~ ', 1, 16)') }}
+{{ kanon._long_form_key_fingerprint(nulls, plan.pseudonym_key_env) }}
 {%- endif %}
 union all
 {{ kanon._long_form_closing_facts(nulls, plan.privacy_unit, policy) }}

@@ -13,14 +13,15 @@ plugin registers two scalar functions there, which read the key here, in Python,
         'not served'); what kanon._records_pseudonym_check turns into a compile error
 
 The SQL names the variable, never the key. The plugin serves only the variables in its config's
-`key_envs` (default KANON_PSEUDONYM_KEY): otherwise any SQL in the session could key a hash with
-another secret of dbt's environment (a database password) and test guesses against it offline.
+`key_envs` (default KANON_PSEUDONYM_KEY and KANON_NOISE_KEY, the noisy releases' key): otherwise
+any SQL in the session could key a hash with another secret of dbt's environment (a database
+password) and test guesses against it offline.
 
 profiles.yml, in the DuckDB output:
 
     plugins:
       - module: kanon_tools.duckdb_pseudonym
-        config: {key_envs: [KANON_PSEUDONYM_KEY]}   # optional: this is the default
+        config: {key_envs: [KANON_PSEUDONYM_KEY, KANON_NOISE_KEY]}   # optional: this is the default
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from typing import Any
 from dbt.adapters.duckdb.plugins import BasePlugin
 from duckdb import DuckDBPyConnection
 
-from kanon_tools.pseudonym_env import DEFAULT_KEY_ENV, check_key_env, key_status
+from kanon_tools.pseudonym_env import DEFAULT_KEY_ENV, NOISE_KEY_ENV, check_key_env, key_status
 
 PSEUDONYM_FUNCTION = "kanon_pseudonym"
 STATUS_FUNCTION = "kanon_pseudonym_key_status"
@@ -54,7 +55,7 @@ class Plugin(BasePlugin):
 
     def initialize(self, plugin_config: dict[str, Any]) -> None:
         # plugin_config is the profile's DuckDB `settings` merged with this plugin's `config`
-        names = plugin_config.get("key_envs", [DEFAULT_KEY_ENV])
+        names = plugin_config.get("key_envs", [DEFAULT_KEY_ENV, NOISE_KEY_ENV])
         if isinstance(names, str):
             names = [names]
         if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):

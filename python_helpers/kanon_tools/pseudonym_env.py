@@ -23,6 +23,8 @@ import re
 from collections.abc import Mapping
 
 DEFAULT_KEY_ENV = "KANON_PSEUDONYM_KEY"
+# the key of noisy releases' record keys (kanon._noise_record_key): a secret of its own
+NOISE_KEY_ENV = "KANON_NOISE_KEY"
 MIN_KEY_BYTES = 32
 # The verdicts, in the order they are checked; the macros' Postgres SQL
 # (kanon._records_pseudonym_key_status) gives the same ones in the same order.

@@ -38,6 +38,7 @@
   {%- set thin_through = last if (with_fates or with_thin) else (1 if last >= 2 or (last == 1 and with_rest) else -1) -%}
   {%- set pieces = [
       kanon._counts_events_cte(plan),
+      kanon._noise_ctes(plan.noise, '_k_events') if plan.noise is not none else '',
       kanon._counts_finest_ctes(plan, names),
       kanon._counts_ladder_ctes(plan, names, thin_through, with_rest),
       kanon._counts_outcome_ctes(plan, names, with_released, with_fates),
@@ -51,7 +52,8 @@
       raw_keys      the raw values' columns, one per dimension (the bare aggregate's keys)
       label_columns every (label, level) column of every needed level: a finest cell's labels
       step_keys[S]  the (label, level) columns of step S: the keys its groups are formed on
-      carried       what a group carries besides its keys and _k_count (measures, dominance)
+      carried       what a group carries besides its keys and _k_count (measures, dominance,
+                    the cell key of a noisy release)
       event_columns what the events carry up the ladder (the person; every column with measures) -#}
 {% macro _counts_names(plan) %}
   {%- set dim_range = range(plan.dims | length) -%}
@@ -74,6 +76,7 @@
   {%- set carried = [] -%}
   {%- for name in plan.measures -%}{%- do carried.append('_k_measure' ~ loop.index0) -%}{%- endfor -%}
   {%- if plan.dominance is not none -%}{%- do carried.append('_k_dominated') -%}{%- endif -%}
+  {%- if plan.noise is not none -%}{%- do carried.append('_k_cell_key') -%}{%- endif -%}
   {{ return({
       'last': plan.steps | length - 1,
       'needed': needed,

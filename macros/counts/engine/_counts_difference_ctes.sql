@@ -15,7 +15,9 @@
 
     _k_out_rows          every row to publish: the released groups and the remainder row, with
                          its labels and levels as the trail writes them (JSON; NULL for the
-                         remainder)
+                         remainder), and the count it would publish, _k_noisy: its count, or
+                         in a noisy release its perturbed count. Changes are measured in what
+                         readers see: a noisy count against the noisy count shown before
     _k_previous_release  the report's last RELEASED release before this invocation (none for a
                          first release)
     _k_previous          that release's published rows: labels, levels, the count it showed
@@ -40,11 +42,15 @@
   {%- set report = model.unique_id | replace("'", "''") -%}
   {%- set carried_measures = [] -%}
   {%- for name in plan.measures -%}{%- do carried_measures.append('_k_measure' ~ loop.index0) -%}{%- endfor -%}
+  {#- a noisy release carries each row's cell key, and publishes its perturbed count (_k_noisy) -#}
+  {%- set carried = carried_measures + (['_k_cell_key'] if plan.noise is not none else []) -%}
+  {%- set perturbed = kanon._noise_perturbed(plan.noise, '_k_rows') if plan.noise is not none
+      else {'join': '', 'value': '_k_rows._k_count'} -%}
   {%- set live_measures = hold and live is not none and plan.measures | length > 0 -%}
   {#- a change of 1 to k-1 people from what the previous release showed (NULL: not shown before) -#}
   {%- set small -%}
-    _k_p._k_shown is not null and _k_o._k_count <> _k_p._k_shown
-    and _k_o._k_count - _k_p._k_shown < {{ plan.k }} and _k_p._k_shown - _k_o._k_count < {{ plan.k }}
+    _k_p._k_shown is not null and _k_o._k_noisy <> _k_p._k_shown
+    and _k_o._k_noisy - _k_p._k_shown < {{ plan.k }} and _k_p._k_shown - _k_o._k_noisy < {{ plan.k }}
   {%- endset -%}
   _k_out_rows as (
     select
@@ -52,7 +58,8 @@
       case when _k_rows._k_remainder = 1 then cast(null as {{ string }}) else
         {{ kanon._json_object(kanon._counts_label_pairs(plan, '_k_rows._k_out', '_label', true)) }} end as _k_labels,
       case when _k_rows._k_remainder = 1 then cast(null as {{ string }}) else
-        {{ kanon._json_object(kanon._counts_label_pairs(plan, '_k_rows._k_out', '_level', false)) }} end as _k_levels
+        {{ kanon._json_object(kanon._counts_label_pairs(plan, '_k_rows._k_out', '_level', false)) }} end as _k_levels,
+      {{ perturbed.value }} as _k_noisy
     from (
       select
         0 as _k_remainder,
@@ -62,7 +69,7 @@
         _k_out{{ i }}_level
         {%- endfor %},
         _k_count
-        {%- for column in carried_measures %},
+        {%- for column in carried %},
         {{ column }}
         {%- endfor %}
       from _k_released
@@ -78,7 +85,7 @@
         cast(null as {{ dbt.type_int() }}) as _k_out{{ i }}_level
         {%- endfor %},
         _k_count
-        {%- for column in carried_measures %},
+        {%- for column in carried %},
         {{ column }}
         {%- endfor %}
       from (
@@ -87,6 +94,7 @@
       where not {{ kanon._counts_is_thin(plan) }}
       {%- endif %}
     ) as _k_rows
+    {{ perturbed.join }}
   ),
   _k_previous_release as (
     select _k_r.invocation_id

@@ -3,17 +3,21 @@
 {#- One group count of the engine: `source` grouped by `keys`, with its people (or rows) as
     _k_count, the measures as _k_measure<j>, and with a dominance rule _k_dominated (1 when the
     group's largest contributors dominate it, see _counts_dominance): per-person sums of the
-    dominance value, ranked within the group, in a second aggregate joined on the keys. -#}
+    dominance value, ranked within the group, in a second aggregate joined on the keys. A noisy
+    release counts each group with its cell key, _k_cell_key (_noise_group_count). -#}
 {% macro _counts_groups(plan, source, keys) %}
   {%- set dom = plan.dominance -%}
   {%- set key_list = keys | join(', ') -%}
+    {%- if dom %}
     select
-      {%- if dom %}
       _k_totals.*,
       _k_shares._k_dominated
     from (
-    select
     {%- endif %}
+    {%- if plan.noise is not none %}
+    {{ kanon._noise_group_count(keys, source) }}
+    {%- else %}
+    select
       {{ key_list }},
       {{ kanon._counts_people(plan) }} as _k_count
       {%- for name, expression in plan.measures.items() %},
@@ -21,6 +25,7 @@
       {%- endfor %}
     from {{ source }}
     group by {{ key_list }}
+    {%- endif %}
     {%- if dom %}
     ) as _k_totals
     inner join (

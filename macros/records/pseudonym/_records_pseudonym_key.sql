@@ -54,3 +54,10 @@
   } -%}
   {{ return(who ~ ": " ~ what.get(status, 'the pseudonym key in ' ~ where ~ ' is unusable (' ~ status ~ ')') ~ ". " ~ how) }}
 {% endmacro %}
+
+{#- The long-form fact key_fingerprint: the first 16 hex digits of the keyed hash of a constant
+    under the key in key_env (never the key), so that the trail can tell when a key changed. -#}
+{% macro _long_form_key_fingerprint(nulls, key_env) %}
+  {{ return(kanon._long_form_fact(nulls, 'key_fingerprint',
+      text='substr(' ~ kanon._records_pseudonym("'kanon:key-fingerprint:v1'", key_env) ~ ', 1, 16)')) }}
+{% endmacro %}
