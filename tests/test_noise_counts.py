@@ -29,6 +29,7 @@ import pytest
 from conftest import ROOT, KeyedProject, Warehouse
 from kanon_tools.noise import Ptable, cell_key
 from oracles.counts import Hierarchy, Release, release_counts
+from oracles.ptables import ptable_csv, simple_ptable
 
 pytestmark = pytest.mark.dbt
 
@@ -37,7 +38,7 @@ K = 3
 BRANCHES = ("CENTRAL", "O'Hara", 'Zürich "Nord"', "east side")
 BANDS = ("13-17", "18-24", "25-44", "45-64")
 AGE_HIERARCHY = (("13-17", "13-24", "*"), ("18-24", "13-24", "*"), ("25-44", "25-64", "*"), ("45-64", "25-64", "*"))
-KEY_SPACE = 2**32
+KEY_SPACE = 2**32  # whole numbers in [0, KEY_SPACE): record and cell keys
 
 RELEASE = """{{{{ config(materialized={materialized!r}, k={k}) }}}}
 {{{{ kanon.release_counts({source}, privacy_unit='Patron Id', dimensions={dimensions},
@@ -53,36 +54,6 @@ EXACT = """{{ config(materialized='k_anonymous', k=3) }}
 # the same events in another order (a view sorted backwards by a hash of the row)
 SHUFFLED = """select * from {{ ref('noise_events') }}
 order by md5(coalesce("Patron Id", '') || branch || age_band) desc"""
-
-
-def simple_ptable(js: int, max_perturbation: int, imax: int) -> list[tuple[int, int, float]]:
-    """An unbiased ptable (i, j, p) with no j in 1..js, |v| <= max_perturbation except where a
-    count below js must jump over the forbidden values (independent of kanon's generator)."""
-    rows: list[tuple[int, int, float]] = [(0, 0, 1.0)]
-    for i in range(1, imax + 1):
-        if i <= js:  # to 0 or to js + 1, with mean 0
-            up = i / (js + 1)
-            rows += [(i, 0, 1 - up), (i, js + 1, up)]
-            continue
-        steps = [d for d in range(1, max_perturbation + 1) if i - d == 0 or i - d > js]
-        rows.append((i, i, 0.5 if steps else 1.0))
-        for d in steps:
-            rows += [(i, i - d, 0.25 / len(steps)), (i, i + d, 0.25 / len(steps))]
-    return sorted(rows)
-
-
-def ptable_csv(rows: list[tuple[int, int, float]]) -> str:
-    """The seed: each count's rows tile [0, 2^32) in the order of j, rounded to whole widths."""
-    lines = ["i,j,v,p,key_from,key_to"]
-    for i in sorted({r[0] for r in rows}):
-        mine = [r for r in rows if r[0] == i]
-        widths = [round(p * KEY_SPACE) for _, _, p in mine]
-        widths[-1] = KEY_SPACE - sum(widths[:-1])
-        start = 0
-        for (_, j, _), width in zip(mine, widths, strict=True):
-            lines.append(f"{i},{j},{j - i},{width / KEY_SPACE!r},{start},{start + width}")
-            start += width
-    return "\n".join(lines) + "\n"
 
 
 def events() -> list[dict[str, str | None]]:
