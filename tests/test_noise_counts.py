@@ -260,6 +260,9 @@ def test_the_trail_records_the_mode_the_ptable_and_the_key_fingerprint(released:
         "where report_unique_id = 'model.noise_host.noisy' order by released_at limit 1")
     noise = json.loads(plan)["noise"]
     assert noise["mode"] == "cell_key" and noise["key_env"] == "KANON_NOISE_KEY" and noise["imax"] == 8
+    # what a reader's margin of error rests on: the variance of v for counts >= imax
+    top = ptable_rows().rows(8)
+    assert noise["variance"] == round(sum((r.key_to - r.key_from) * r.v * r.v for r in top) / KEY_SPACE, 6) > 0
     assert len(noise["ptable"]) == 32 and fingerprint and len(fingerprint) == 16 and fingerprint not in KEY
 
 

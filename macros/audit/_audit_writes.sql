@@ -78,7 +78,7 @@
   select
     {{ kanon._audit_release_key_literals(release) }},
     'PASS', 0, {{ kanon._json_object(labels) }}, cast(null as {{ dbt.type_string() }}), {{ kanon._quote(count_name) }},
-    {{ kanon._quote(count_name) }}
+    {{ kanon._quote(count_name) }}, cast(null as {{ dbt.type_bigint() }})
   from {{ staging }}
   where {{ kanon._audit_not_yet_recorded(audit_releases, release) }}
   {%- endif %}

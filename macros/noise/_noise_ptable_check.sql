@@ -9,7 +9,8 @@
     - a perturbed value in 1..k-1 (the ptable's js is below k - 1), or imax perturbed to 0
       (then imax + 1 would be published as 1);
     - a biased count: |sum(width * v)| / 2^32 above 1e-6 (the mean perturbation must be 0).
-  Returns {'fingerprint': md5 of the table's rows (as the hierarchies'), 'imax': its last count}.
+  Returns {'fingerprint': md5 of the table's rows (as the hierarchies'), 'imax': its last count,
+  'variance': the variance of v for counts >= imax, what a reader's margin of error rests on}.
 -#}
 {% macro _noise_ptable_check(ptable, k, who) %}
   {%- set columns = kanon._relation_columns(ptable, who).columns | map('lower') | list -%}
@@ -32,7 +33,8 @@
     ),
     _k_per_count as (
       select i, min(key_from) as first_from, max(key_to) as last_to,
-             sum(cast(key_to - key_from as decimal(38, 0)) * v) as moment
+             sum(cast(key_to - key_from as decimal(38, 0)) * v) as moment,
+             sum(cast(key_to - key_from as decimal(38, 0)) * v * v) as second_moment
       from _k_pt group by i
     )
     select
@@ -45,7 +47,9 @@
       (select count(*) from _k_pt where i = 0 and j <> 0),
       (select count(*) from _k_pt where j between 1 and {{ k - 1 }}),
       (select count(*) from _k_pt where j = 0 and i > 0 and i = (select max(i) from _k_pt)),
-      (select count(*) from _k_per_count where abs(moment) > {{ space }} * 0.000001)
+      (select count(*) from _k_per_count where abs(moment) > {{ space }} * 0.000001),
+      (select max(cast(second_moment as {{ dbt.type_float() }})) / {{ space }} from _k_per_count
+       where i = (select max(i) from _k_pt))
   {%- endset -%}
   {%- set row = run_query(check_sql).rows[0] -%}
   {%- set problems = [] -%}
@@ -71,7 +75,8 @@
     {{ exceptions.raise_compiler_error(who ~ ": the perturbation table " ~ ptable ~ " cannot be used: " ~ (problems | join('; '))
         ~ ". Nothing was released. See docs/reference/noise.md") }}
   {%- endif -%}
-  {{ return({'fingerprint': kanon._hierarchy_content_hash(ptable, ['i', 'j', 'v', 'key_from', 'key_to']), 'imax': row[7] | int}) }}
+  {{ return({'fingerprint': kanon._hierarchy_content_hash(ptable, ['i', 'j', 'v', 'key_from', 'key_to']), 'imax': row[7] | int,
+             'variance': (row[12] | float) | round(6)}) }}
 {% endmacro %}
 
 {#- The size of the key space: record and cell keys are whole numbers in [0, 2^32). -#}
