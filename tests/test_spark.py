@@ -450,8 +450,8 @@ def test_a_release_goes_live_as_a_view_and_a_refused_one_changes_nothing(
     schema, audit = spark["schema"], f"{spark['schema']}_kanon_audit"
     [version] = _versions(spark, first_run["tables"])
     # every release behind the gate is a view; counts_table is a plain table
-    assert sorted(row[1] for row in first_run["views"]) == ["counts_gate", "gate_release", "records_release",
-                                                            "table_release"]
+    assert sorted(row[1] for row in first_run["views"]) == ["counts_gate", "counts_noisy", "gate_release",
+                                                            "records_pseudonym", "records_release", "table_release"]
     rows = first_run["gate_release"]
     assert rows == [['"Hello," She Lied', 3], ["Back\\slash", 3], ["Cien años de soledad", 3]]
 
@@ -662,7 +662,7 @@ def test_dbt_show_on_spark_returns_only_published_rows(spark: dict[str, Any], fi
     assert _same_rows(shown, mart)
 
 
-def test_target_and_logs_on_spark_hold_no_suppressed_group_and_no_learned_figure(
+def test_target_and_logs_on_spark_hold_no_suppressed_group_no_learned_figure_and_no_key(
     spark: dict[str, Any], first_run: dict[str, Any],
 ) -> None:
     # after the releases and the previews above: each suppressed group's labels as the long form
@@ -673,6 +673,8 @@ def test_target_and_logs_on_spark_hold_no_suppressed_group_and_no_learned_figure
     tokens = {labels: labels for [labels] in groups}
     tokens.update({json.dumps(labels)[1:-1]: labels for [labels] in groups})
     tokens.update({key: key for key in ('"classes_suppressed"', '"records_out"', '"rescue"')})
+    # the pseudonym and noise keys: read from the JVM's environment, never in SQL or a plan
+    tokens.update({key: f"the key in {name}" for name, key in KEYS.items()})
     # the previews above compiled the three releases into target/compiled (a compile of its own
     # would run the searches on Spark again: 70 s)
     compiled = list((spark["workdir"] / "target" / "compiled").rglob("*.sql"))
