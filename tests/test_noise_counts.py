@@ -263,6 +263,7 @@ def test_the_trail_records_the_mode_the_ptable_and_the_key_fingerprint(released:
     # what a reader's margin of error rests on: the variance of v for counts >= imax
     top = ptable_rows().rows(8)
     assert noise["variance"] == round(sum((r.key_to - r.key_from) * r.v * r.v for r in top) / KEY_SPACE, 6) > 0
+    assert noise["distribution"] == [[r.v, round((r.key_to - r.key_from) / KEY_SPACE, 6)] for r in top]
     assert len(noise["ptable"]) == 32 and fingerprint and len(fingerprint) == 16 and fingerprint not in KEY
 
 

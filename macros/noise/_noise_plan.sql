@@ -36,20 +36,22 @@
   {%- endif -%}
   {%- do kanon._check_relation(noise.ptable, "noise's ptable", who) -%}
   {%- set key_env = kanon._records_pseudonym_key_env(noise.get('key_env', 'KANON_NOISE_KEY'), who) -%}
-  {%- set checked = {'fingerprint': none, 'imax': none, 'variance': none} -%}
+  {%- set checked = {'fingerprint': none, 'imax': none, 'variance': none, 'distribution': none} -%}
   {%- if execute -%}
     {%- do kanon._records_pseudonym_check(key_env, who) -%}
     {%- set checked = kanon._noise_ptable_check(noise.ptable, k, who) -%}
   {%- endif -%}
   {{ return({'mode': mode, 'ptable': noise.ptable, 'key_env': key_env,
-             'fingerprint': checked.fingerprint, 'imax': checked.imax, 'variance': checked.variance}) }}
+             'fingerprint': checked.fingerprint, 'imax': checked.imax, 'variance': checked.variance,
+             'distribution': checked.distribution}) }}
 {% endmacro %}
 
 {#- What a release's policy and its recorded plan say of its noise (none without): the mode, the
     ptable's content hash and last count, the key's variable (never the key), and the variance
-    of the perturbation of counts >= imax (readers' margins of error: its square root). -#}
+    and distribution of the perturbation of counts >= imax (readers' margins of error: the
+    variance's square root; the report draws the distribution). -#}
 {% macro _noise_policy(noise) %}
   {%- if noise is none -%}{{ return(none) }}{%- endif -%}
   {{ return({'mode': noise.mode, 'ptable': noise.fingerprint, 'imax': noise.imax, 'key_env': noise.key_env,
-             'variance': noise.variance}) }}
+             'variance': noise.variance, 'distribution': noise.distribution}) }}
 {% endmacro %}

@@ -10,7 +10,8 @@
       (then imax + 1 would be published as 1);
     - a biased count: |sum(width * v)| / 2^32 above 1e-6 (the mean perturbation must be 0).
   Returns {'fingerprint': md5 of the table's rows (as the hierarchies'), 'imax': its last count,
-  'variance': the variance of v for counts >= imax, what a reader's margin of error rests on}.
+  'variance': the variance of v for counts >= imax, what a reader's margin of error rests on,
+  'distribution': [[v, probability]] for counts >= imax}.
 -#}
 {% macro _noise_ptable_check(ptable, k, who) %}
   {%- set columns = kanon._relation_columns(ptable, who).columns | map('lower') | list -%}
@@ -75,8 +76,13 @@
     {{ exceptions.raise_compiler_error(who ~ ": the perturbation table " ~ ptable ~ " cannot be used: " ~ (problems | join('; '))
         ~ ". Nothing was released. See docs/reference/noise.md") }}
   {%- endif -%}
+  {#- the perturbation of counts >= imax, v by v: what the report draws -#}
+  {%- set top = run_query("select cast(v as " ~ bigint ~ "), sum(cast(key_to as " ~ bigint ~ ") - cast(key_from as " ~ bigint
+      ~ ")) from " ~ ptable ~ " where i = " ~ row[7] ~ " group by v order by v") -%}
+  {%- set distribution = [] -%}
+  {%- for v, width in top.rows -%}{%- do distribution.append([v | int, ((width | float) / space) | round(6)]) -%}{%- endfor -%}
   {{ return({'fingerprint': kanon._hierarchy_content_hash(ptable, ['i', 'j', 'v', 'key_from', 'key_to']), 'imax': row[7] | int,
-             'variance': (row[12] | float) | round(6)}) }}
+             'variance': (row[12] | float) | round(6), 'distribution': distribution}) }}
 {% endmacro %}
 
 {#- The size of the key space: record and cell keys are whole numbers in [0, 2^32). -#}
