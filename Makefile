@@ -5,6 +5,10 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.kanon-installed
 export DBT_PROFILES_DIR := $(CURDIR)
 export DBT_SEND_ANONYMOUS_USAGE_STATS := false
+# The example's noisy twin (models/example) reads its key from KANON_NOISE_KEY. This default is
+# public (kanon_tools.noise.DEMO_KEY), for the demo, lint and tests only: a real release needs a
+# secret key of its own (docs/reference/noise.md).
+export KANON_NOISE_KEY ?= 6b616e6f6e2d64656d6f2d6e6f6973652d6b65792d6e6f742d73656372657421
 
 .PHONY: demo check test lint lint-source lint-python lint-sql lint-macros lint-compiled compiled-example \
 	compiled-integration compiled-bench bench venv lock clean

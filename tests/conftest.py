@@ -31,6 +31,7 @@ from dbt_common.tests import enable_test_caching
 from kanon_tools.dbt_runner import DBT as DBT
 from kanon_tools.dbt_runner import DbtResult as DbtResult
 from kanon_tools.dbt_runner import DbtRunner, swapped_environment
+from kanon_tools.noise import DEMO_KEY
 from kanon_tools.pseudonym_env import DEFAULT_KEY_ENV, NOISE_KEY_ENV, pseudonym_env
 from kanon_tools.warehouse import Target, postgres_params
 
@@ -50,6 +51,9 @@ TEST_RUN = os.environ.setdefault("KANON_TEST_RUN", uuid.uuid4().hex)
 # What kanon's commands cache (dbt's parsed projects, kanon_tools.dbt_runner.cache_dir): the run's
 # own, shared by its workers, never the user's ~/.cache
 os.environ.setdefault("KANON_CACHE_DIR", str(Path(tempfile.gettempdir()) / f"kanon-test-cache-{TEST_RUN}"))
+# the example's noisy twin needs its (public) key wherever the suite builds the kanon project, as
+# `make` exports it; the noise tests set keys of their own (KeyedProject)
+os.environ.setdefault(NOISE_KEY_ENV, DEMO_KEY)
 
 
 # The order files start in under `make test` (--dist loadfile --no-loadscope-reorder): longest
@@ -133,7 +137,8 @@ class Warehouse:
             KANON_DUCKDB_PATH=str(self.duckdb_path),
             DBT_SEND_ANONYMOUS_USAGE_STATS="false",
         )
-        return env
+        # Postgres reads the noise key (the example's noisy twin) from a setting PGOPTIONS gives
+        return pseudonym_env(env, NOISE_KEY_ENV) if self.kind == "postgres" else env
 
     def connect(self) -> Any:
         if self.kind == "duckdb":

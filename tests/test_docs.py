@@ -131,3 +131,10 @@ def test_a_broken_link_or_anchor_is_found(tmp_path: Path) -> None:
     found = broken_links(_doc_pages(tmp_path), tmp_path)
     assert found == ["README.md: (docs/missing.md) no such file",
                      "README.md: (docs/page.md#not-a-heading) no heading with anchor #not-a-heading"]
+
+
+def test_the_makefile_exports_the_example_s_public_noise_key() -> None:
+    # `make demo` builds the example's noisy twin with this key; the suite uses the same one
+    from kanon_tools.noise import DEMO_KEY
+
+    assert f"export KANON_NOISE_KEY ?= {DEMO_KEY}\n" in (ROOT / "Makefile").read_text()

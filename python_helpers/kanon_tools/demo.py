@@ -16,6 +16,18 @@ from kanon_tools.audit import cli_runner, read_only_connection
 from kanon_tools.warehouse import fetch
 
 MART = "circulation_by_branch_age_title"
+NOISY = "circulation_by_branch_age_title_noisy"  # its noisy twin (docs/reference/noise.md)
+LEVELS = ("branch", "branch_level", "age_band", "age_band_level", "title", "title_level")
+# a few of the largest rows at each combination of levels, coarsest last
+SHOWN = (
+    "select m.*, row_number() over (partition by branch_level, age_band_level, title_level"
+    "   order by patrons desc, branch, age_band, title) as rank_in_level"
+    f" from {{{{ ref('{MART}') }}}} as m"
+)
+def shown_order(at: str = "") -> str:
+    """The order the rows are shown in, coarsest last (`at` qualifies the columns)."""
+    return (f"{at}branch_level + {at}age_band_level + {at}title_level, {at}branch_level, {at}age_band_level, "
+            f"{at}title_level, {at}rank_in_level")
 
 
 def format_table(columns: list[str], rows: Sequence[Sequence[Any]]) -> str:
@@ -44,14 +56,9 @@ def _compile(args: argparse.Namespace, queries: list[str]) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    mart_rows, mart_size, groups, planted = _compile(args, [
-        # a few of the largest rows at each combination of levels, coarsest last
-        "select branch, branch_level, age_band, age_band_level, title, title_level, patrons, loans from ("
-        " select m.*, row_number() over (partition by branch_level, age_band_level, title_level"
-        "   order by patrons desc, branch, age_band, title) as rank_in_level"
-        f" from {{{{ ref('{MART}') }}}} as m) as ranked where rank_in_level <= 2"
-        " order by branch_level + age_band_level + title_level, branch_level, age_band_level, title_level,"
-        f" rank_in_level limit {args.rows}",
+    mart_rows, mart_size, groups, planted, twins = _compile(args, [
+        f"select {', '.join(LEVELS)}, patrons, loans from ({SHOWN}) as ranked where rank_in_level <= 2"
+        f" order by {shown_order()} limit {args.rows}",
         f"select count(*), min(patrons) from {{{{ ref('{MART}') }}}}",
         # the private audit trail explains the release: its groups, and one planted cell's fate
         "select g.decision, count(*), sum(g.people) from {{ ref('kanon', 'kanon_audit_groups') }} as g"
@@ -61,6 +68,11 @@ def run(args: argparse.Namespace) -> int:
         " group by g.decision order by g.decision",
         "{{ kanon.audit_cell_fates('" + MART + "', \"select 'RIVERSIDE' as branch, '13-17' as age_band,"
         " 'Coping With a Parent''s Incarceration' as title\") }}",
+        # the first rows shown, next to the noisy twin's (none: perturbed to 0, left out)
+        "select ranked.branch, ranked.age_band, ranked.title, ranked.patrons, noisy.patrons from"
+        f" ({SHOWN}) as ranked left join {{{{ ref('{NOISY}') }}}} as noisy on "
+        + " and ".join(f"ranked.{c} = noisy.{c}" for c in LEVELS)
+        + f" where ranked.rank_in_level <= 2 order by {shown_order('ranked.')} limit {min(args.rows, 6)}",
     ])
     with read_only_connection(args.target, "demo") as conn:
         columns, rows = fetch(conn, mart_rows)
@@ -79,4 +91,8 @@ def run(args: argparse.Namespace) -> int:
             )
             print(f"\nThe 1-patron cell RIVERSIDE | 13-17 | Coping With a Parent's Incarceration: {decision},\n"
                   f"{where}.")
+        print(f"\nIts noisy twin, {NOISY}: the same rows, each count perturbed after the k rule\n"
+              "(the Cell Key Method: the same patrons, the same perturbation; never 1..4):\n")
+        shown = [(*row[:3], row[3], "left out (0)" if row[4] is None else row[4]) for row in fetch(conn, twins)[1]]
+        print(format_table(["branch", "age_band", "title", "patrons", "noisy patrons"], shown))
     return 0

@@ -19,6 +19,9 @@ from dataclasses import dataclass
 
 KEY_SPACE = 2**32
 RECORD_KEY_PREFIX = "kanon:cell-key:v1:"
+# The example's noise key: public, for `make demo` and the tests only (the Makefile exports the
+# same text when KANON_NOISE_KEY is unset). A real release needs a secret key of its own.
+DEMO_KEY = "6b616e6f6e2d64656d6f2d6e6f6973652d6b65792d6e6f742d73656372657421"  # b"kanon-demo-noise-key-not-secret!"
 
 
 def record_key(key_hex: str, unit: object) -> int:
