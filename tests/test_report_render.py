@@ -125,3 +125,21 @@ def test_a_table_is_pictured_with_its_primary_and_secondary_cells_marked() -> No
     page = report.render({"relation": "trail", "releases": RELEASES, "tables": [GRID], "decisions": []})
     picture = re.search(r'<figure class="grid-picture">(.*?)</figure>', page, re.S)
     assert picture and re.findall(r"<td>(\d+)</td>", picture.group(1)) == ["1", "1", "1"]
+
+
+def test_a_noisy_count_release_shows_its_noise_and_an_exact_one_does_not() -> None:
+    """The mode, the ptable's hash, the key's variable, the standard deviation and the
+    perturbation's distribution, drawn and printed; none of it for an exact release."""
+    noise = {"mode": "cell_key", "ptable": "5e1f" * 8, "imax": 9, "key_env": "KANON_NOISE_KEY", "variance": 2.25,
+             "distribution": [[-2, 0.125], [-1, 0.25], [0, 0.25], [1, 0.25], [2, 0.125]]}
+    plan = {"dimensions": [{"name": "age", "depth": 2}], "ladder": [[0]], "noise": noise}
+    noisy = [dict(RELEASES[0], release_plan=json.dumps(plan))]
+    page = report.render({"relation": "trail", "releases": noisy, "tables": [], "decisions": [], "sizes": []})
+    for text in ("cell_key", "5e1f" * 8, "KANON_NOISE_KEY", "<td>1.50</td>", "the Cell Key Method is not"):
+        assert text in page, text
+    figure = re.search(r'<figure class="noise">(.*?)</figure>', page, re.S)
+    assert figure and "data:image/png;base64," in figure.group(1)
+    assert re.findall(r"<td>([0-9.]+)</td>", figure.group(1)) == ["0.1250", "0.2500", "0.2500", "0.2500", "0.1250"]
+    exact = report.render({"relation": "trail", "releases": RELEASES[:1], "tables": [], "decisions": [], "sizes": []})
+    assert 'class="noise"' not in exact and "Noise after k" not in exact
+

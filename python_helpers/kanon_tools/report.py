@@ -245,6 +245,7 @@ def counts_section(report: str, releases: list[dict[str, Any]], decisions: list[
                    "suppressed (distinct, as the overview shows them), and how many rows have each size.</p>")
         out.append(_first_look("counts", bars, "people by decision", sizes))
     out.append(_ladder(plan or {}))
+    out.append(_noise((plan or {}).get("noise")))
     rows = [_row([_td(_show(d.get("ladder_step"))), _td(_show(d.get("decision")), "name"), _td(_show(d.get("groups"))),
                   _td("not shown" if d.get("people") is None else _show(d.get("people")))]) for d in mine]
     out.append(f"<p>Decisions of the latest published release ({_when(latest.get('released_at'))}), by ladder step "
@@ -255,6 +256,32 @@ def counts_section(report: str, releases: list[dict[str, Any]], decisions: list[
                     "refused" if r.get("status") == "REFUSED" else "") for r in releases]
     out.append("<p>Small changes (rows changed by 1 to k-1 people since the release before) and rows held:</p>")
     out.append(_table(["released at", "status", "rows changed small", "rows held"], changes))
+    return "".join(out)
+
+
+def _noise(noise: Any) -> str:
+    """A noisy release's noise (its plan's `noise`, docs/reference/noise.md): the mode, the ptable,
+    the key's variable, the standard deviation a reader's margins of error rest on, and the
+    perturbation's distribution, drawn and as a table. Nothing for an exact release."""
+    if not isinstance(noise, Mapping):
+        return ""
+    variance = noise.get("variance")
+    sd = f"{float(variance) ** 0.5:.2f}" if isinstance(variance, int | float) and variance >= 0 else "not recorded"
+    facts = _table(["", ""], [_row([_td(escape(name), "name"), _td(_show(value))]) for name, value in (
+        ("mode", noise.get("mode")), ("perturbation table (content hash)", noise.get("ptable")),
+        ("its last count, imax", noise.get("imax")), ("key variable (never the key)", noise.get("key_env")),
+        ("variance of a published count", variance), ("standard deviation", sd),
+        ("privacy budget", "none spent: the Cell Key Method is not differential privacy"))])
+    out = ["<p>Noise after k: every published count is its true count plus v, read from the perturbation table by "
+           "the count and the row's cell key (the same people, the same v). Rows perturbed to 0 are not published. "
+           "A reader's margin of error: about two standard deviations.</p>", facts]
+    distribution = noise.get("distribution")
+    if isinstance(distribution, list) and distribution:
+        pairs = [(int(v), float(p)) for v, p in distribution]
+        table = _table(["v", *(str(v) for v, _ in pairs)],
+                       [_row([_td("probability", "name"), *(_td(f"{p:.4f}") for _, p in pairs)])], "sizes")
+        out.append(_figure("noise", report_plots.noise_distribution(pairs, noise.get("imax")),
+                           "the perturbation's distribution", table))
     return "".join(out)
 
 

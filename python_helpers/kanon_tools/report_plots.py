@@ -189,3 +189,19 @@ def grid_picture(grid: Mapping[str, Any]) -> Any:
                 loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
     axis.set_title("the grid as published: P primary (below k), S secondary", fontsize=10)
     return figure
+
+
+def noise_distribution(distribution: Sequence[tuple[int, float]], imax: Any) -> Any:
+    """A noisy release's perturbation of counts >= imax: the probability of each v (what the
+    page prints beside it, from the release's plan)."""
+    plt = pyplot()
+    figure, axis = plt.subplots(figsize=(5, 2.6))
+    values = [v for v, _ in distribution]
+    axis.bar(values, [p for _, p in distribution], color="#3b6fb6")
+    axis.set_xticks(values)
+    axis.set_xlabel("v, added to a count")
+    axis.set_ylabel("probability")
+    axis.set_title(f"the perturbation of counts of {imax} or more", fontsize=10)
+    axis.grid(axis="y", alpha=.3)
+    figure.tight_layout()
+    return figure
