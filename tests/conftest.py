@@ -73,7 +73,7 @@ SECONDS_PER_FILE = {
     "test_release_property.py": 26, "test_records_cli_checks.py": 24, "test_hierarchy_tests.py": 21,
     "test_privacy_unit.py": 20, "test_records_reference.py": 19, "test_example.py": 15,
     "test_install.py": 16, "test_audit_cell_fates.py": 14, "test_records_cli_findings.py": 12, "test_report.py": 20,
-    "test_previews.py": 45, "test_host_clone.py": 50,
+    "test_previews.py": 45, "test_host_clone.py": 50, "test_noise_counts.py": 80, "test_ptable_tests.py": 35,
 }
 
 
