@@ -34,8 +34,8 @@ $(STAMP): requirements.txt python_helpers/pyproject.toml
 
 ## demo: load the example seeds into DuckDB, build and test the example marts, show what was released
 demo: $(STAMP)
-	$(BIN)/dbt build --target duckdb
-	$(BIN)/python -m kanon_tools demo --target duckdb
+	$(BIN)/dbt build --target duckdb --vars '{kanon_example_noise: true}'
+	$(BIN)/python -m kanon_tools demo --target duckdb --noisy-twin
 
 ## check: the fast tier, between two changes (under two minutes): ruff, mypy, sqlfluff on the
 ## package's SQL, and every test that needs no warehouse (pytest -m "not dbt")

@@ -25,7 +25,7 @@ PLANTED_TITLES = (
 def example(warehouse_kind: str, make_warehouse) -> tuple[DbtProject, Warehouse]:  # type: ignore[no-untyped-def]
     wh = make_warehouse(warehouse_kind, "example")
     project = DbtProject(ROOT, wh)
-    project.run("build")
+    project.run("build", "--vars", "{kanon_example_noise: true}")  # as `make demo`: the noisy twin too
     return project, wh
 
 
@@ -110,7 +110,7 @@ def test_most_finest_cells_are_thin_and_all_three_decisions_occur(example: tuple
 def demo_output(example: tuple[DbtProject, Warehouse]) -> str:
     """What `python -m kanon_tools demo` prints on the example built by `example`."""
     _, wh = example
-    done = kanon_tools_cli(["demo", "--target", wh.kind], {**os.environ, **wh.env()}, ROOT)
+    done = kanon_tools_cli(["demo", "--target", wh.kind, "--noisy-twin"], {**os.environ, **wh.env()}, ROOT)
     assert done.returncode == 0, done.stdout + done.stderr
     return done.stdout
 

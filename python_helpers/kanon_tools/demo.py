@@ -48,7 +48,9 @@ def _compile(args: argparse.Namespace, queries: list[str]) -> list[str]:
     dbt's to resolve (refs to the mart and to kanon's audit models), never re-derived here.
     Compiled before the demo opens its own read-only connection: DuckDB lets one process write."""
     with cli_runner(args, "demo") as runner:  # refuses a missing DuckDB file before dbt could create it
-        result = runner.run("compile", "--quiet", "--inline", f"\n{_SPLIT}\n".join(queries))
+        # the noisy twin is a node only under the var it was built with
+        twin = ["--vars", "{kanon_example_noise: true}"] if args.noisy_twin else []
+        result = runner.run("compile", "--quiet", "--inline", f"\n{_SPLIT}\n".join(queries), *twin)
     if not result.ok:
         raise SystemExit(f"kanon demo: cannot read the example release {MART} (build it first: make demo, "
                          f"or dbt build with this KANON_SCHEMA): {result.error()}")
@@ -56,7 +58,7 @@ def _compile(args: argparse.Namespace, queries: list[str]) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    mart_rows, mart_size, groups, planted, twins = _compile(args, [
+    queries = [
         f"select {', '.join(LEVELS)}, patrons, loans from ({SHOWN}) as ranked where rank_in_level <= 2"
         f" order by {shown_order()} limit {args.rows}",
         f"select count(*), min(patrons) from {{{{ ref('{MART}') }}}}",
@@ -68,12 +70,15 @@ def run(args: argparse.Namespace) -> int:
         " group by g.decision order by g.decision",
         "{{ kanon.audit_cell_fates('" + MART + "', \"select 'RIVERSIDE' as branch, '13-17' as age_band,"
         " 'Coping With a Parent''s Incarceration' as title\") }}",
+    ]
+    if args.noisy_twin:
         # the first rows shown, next to the noisy twin's (none: perturbed to 0, left out)
-        "select ranked.branch, ranked.age_band, ranked.title, ranked.patrons, noisy.patrons from"
-        f" ({SHOWN}) as ranked left join {{{{ ref('{NOISY}') }}}} as noisy on "
-        + " and ".join(f"ranked.{c} = noisy.{c}" for c in LEVELS)
-        + f" where ranked.rank_in_level <= 2 order by {shown_order('ranked.')} limit {min(args.rows, 6)}",
-    ])
+        queries.append(
+            "select ranked.branch, ranked.age_band, ranked.title, ranked.patrons, noisy.patrons from"
+            f" ({SHOWN}) as ranked left join {{{{ ref('{NOISY}') }}}} as noisy on "
+            + " and ".join(f"ranked.{c} = noisy.{c}" for c in LEVELS)
+            + f" where ranked.rank_in_level <= 2 order by {shown_order('ranked.')} limit {min(args.rows, 6)}")
+    mart_rows, mart_size, groups, planted, *twins = _compile(args, queries)
     with read_only_connection(args.target, "demo") as conn:
         columns, rows = fetch(conn, mart_rows)
         (size, smallest), = fetch(conn, mart_size)[1]
@@ -91,8 +96,10 @@ def run(args: argparse.Namespace) -> int:
             )
             print(f"\nThe 1-patron cell RIVERSIDE | 13-17 | Coping With a Parent's Incarceration: {decision},\n"
                   f"{where}.")
+        if not twins:
+            return 0
         print(f"\nIts noisy twin, {NOISY}: the same rows, each count perturbed after the k rule\n"
               "(the Cell Key Method: the same patrons, the same perturbation; never 1..4):\n")
-        shown = [(*row[:3], row[3], "left out (0)" if row[4] is None else row[4]) for row in fetch(conn, twins)[1]]
+        shown = [(*row[:3], row[3], "left out (0)" if row[4] is None else row[4]) for row in fetch(conn, twins[0])[1]]
         print(format_table(["branch", "age_band", "title", "patrons", "noisy patrons"], shown))
     return 0
