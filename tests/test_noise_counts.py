@@ -251,6 +251,13 @@ def test_the_same_people_get_the_same_perturbation(released: KeyedProject) -> No
     assert {r[:-1]: r[-1] for r in first} == swapped  # another report over the same people
     released.run("run", "-s", "noisy")  # again: nothing changes
     assert mart(wh, "noisy") == first
+    # ... and the trail says so, over what readers see: every published row compared, none
+    # changed, none new or gone (a row perturbed to 0 is in neither release, so in no count)
+    [latest] = wh.query(
+        f"select rows_compared, rows_changed_small, rows_appeared, rows_disappeared, rows_released "
+        f"from {wh.schema}_kanon_audit.kanon_audit_releases where report_unique_id = 'model.noise_host.noisy' "
+        "and status = 'RELEASED' order by released_at desc limit 1")
+    assert latest == (len(first), 0, 0, 0, len(first))
 
 
 def test_the_trail_records_the_mode_the_ptable_and_the_key_fingerprint(released: KeyedProject) -> None:

@@ -42,7 +42,8 @@
   {%- endif -%}
   {%- set noise = kanon._noise_policy(plan.noise) -%}
   {%- if noise is not none -%}
-    {%- do parts.append('noise=' ~ tojson(noise, sort_keys=true)) -%}
+    {#- what identifies it; its variance and distribution follow from the ptable's hash -#}
+    {%- do parts.append('noise=' ~ tojson({'mode': noise.mode, 'ptable': noise.ptable, 'key_env': noise.key_env}, sort_keys=true)) -%}
   {%- endif -%}
   {%- set dimensions = [] -%}
   {%- for d in plan.dims -%}

@@ -115,7 +115,7 @@ where _k_merge = 2
       'ladder_step': '_k_step', 'labels': '_k_labels', 'levels': '_k_levels', 'people': '_k_count',
       'people_shown': shown} -%}
   {%- if plan.noise is not none -%}{%- do group.update({'cell_key': '_k_cell_key'}) -%}{%- endif -%}
-  {%- set zero = '(_k_held = 0 and _k_noisy = 0)' -%}
+  {%- set zero = kanon._counts_perturbed_to_zero() -%}
 select
   {%- for d in plan.dims %}
   _k_out{{ loop.index0 }}_label as {{ q(d.column) }},
@@ -225,7 +225,7 @@ union all
 {%- endfor %}
 {%- endif %}
 {# ... and what changed since the previous release (rows compared, changed by 1 to k-1, held, appeared, gone). #}
-{{ kanon._counts_difference_facts(nulls, on_small_change) }}
+{{ kanon._counts_difference_facts(nulls, on_small_change, plan.noise is not none) }}
 {%- endmacro %}
 
 {#- The released columns: each dimension's label and level (from <prefix><i>_label and

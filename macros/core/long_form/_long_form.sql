@@ -10,7 +10,9 @@
     release  a published row: the released columns, and the group fields below saying which
              group it is (decision PASS, GENERALIZE or REMAINDER, ladder step, labels and levels
              as JSON, people)
-    group    a group that was not published (decision SUPPRESS), with the same fields
+    group    a group that was not published (decision SUPPRESS; or, in a noisy count release,
+             a released group perturbed to 0: its own decision, people_shown 0), with the
+             same fields
     fact     one named fact of the release (_kanon_fact), a number (_kanon_value) or a text
              (_kanon_text): see _long_form_facts
 

@@ -110,6 +110,8 @@
     where _k_g.report_unique_id = '{{ report }}'
       and _k_g.decision in ('PASS', 'GENERALIZE', 'REMAINDER')
       and _k_g.invocation_id in (select invocation_id from _k_previous_release)
+      {#- a noisy row perturbed to 0 was not published: readers never saw it #}
+      and coalesce(_k_g.people_shown, _k_g.people) <> 0
     group by coalesce(_k_g.labels, ''), coalesce(_k_g.levels, '')
   ),
   _k_compared as (
@@ -146,9 +148,12 @@
     compared with the previous release, changed by 1 to k-1 people (its text: the
     on_small_change setting, which the gate's check small_change reads), held, and, when there
     was a previous release, rows new to this one and rows of the previous one gone. -#}
-{% macro _counts_difference_facts(nulls, on_small_change) %}
+{% macro _counts_difference_facts(nulls, on_small_change, noisy=false) %}
   {%- set previous = '(select count(*) from _k_previous_release) > 0' -%}
-  {{ kanon._long_form_facts_from(nulls, '_k_compared', [
+  {#- a noisy release compares what it publishes: not the rows perturbed to 0 -#}
+  {%- set source = ('(select * from _k_compared where not ' ~ kanon._counts_perturbed_to_zero() ~ ') as _k_shown_rows')
+      if noisy else '_k_compared' -%}
+  {{ kanon._long_form_facts_from(nulls, source, [
       ('rows_compared', 'count(_k_shown)'),
       ('rows_changed_small', 'coalesce(sum(_k_small), 0)', kanon._sql_text(on_small_change)),
       ('rows_held', 'coalesce(sum(_k_held), 0)'),
@@ -156,3 +161,9 @@
       ('rows_disappeared', 'case when ' ~ previous ~ ' then (select count(*) from _k_previous) - count(_k_shown) end')]) }}
 {%- endmacro %}
 
+{#- A row of _k_compared that a noisy release does not publish: not held, and perturbed to 0.
+    coalesce: a row the ptable did not cover (NULL) stays a published row, which the gate
+    refuses, rather than vanishing from the release and the trail alike. -#}
+{% macro _counts_perturbed_to_zero() %}
+  {{ return('(_k_held = 0 and coalesce(_k_noisy, -1) = 0)') }}
+{% endmacro %}

@@ -31,10 +31,10 @@
     is missing or unusable fails the statement (raise_error), never yields NULL. -#}
 {% macro spark___records_pseudonym(expression, key_env) -%}
   {%- set key = kanon._records_pseudonym_spark_key(key_env) -%}
-  case when {{ kanon._records_pseudonym_spark_status(key) }} = 'ok'
+  case when {{ kanon._records_pseudonym_key_status(key) }} = 'ok'
     then lower(hex(hmac(unhex({{ key }}), encode(cast({{ expression }} as string), 'UTF-8'))))
     else raise_error('kanon pseudonyms: no usable key in the environment variable {{ key_env }} of a Spark JVM ('
-      || {{ kanon._records_pseudonym_spark_status(key) }} || '); see docs/pseudonyms.md') end
+      || {{ kanon._records_pseudonym_key_status(key) }} || '); see docs/pseudonyms.md') end
 {%- endmacro %}
 
 {#- The key's text as Spark reads it: the environment variable of the JVM evaluating the row. -#}
@@ -42,14 +42,6 @@
   reflect('java.lang.System', 'getenv', '{{ key_env }}')
 {%- endmacro %}
 
-{#- _records_pseudonym_key_status in Spark's SQL: the same verdicts, in the same order. -#}
-{% macro _records_pseudonym_spark_status(hex) -%}
-  case when {{ hex }} is null or {{ hex }} = '' then 'missing'
-  when not ({{ hex }} rlike '^[0-9A-Fa-f]+$') then 'not hex'
-  when length({{ hex }}) % 2 = 1 then 'odd length'
-  when length({{ hex }}) < 64 then 'too short'
-  else 'ok' end
-{%- endmacro %}
 
 {#- DuckDB has no SQL function reading the environment: the scalar UDF kanon_pseudonym, registered
     by the dbt-duckdb plugin kanon_tools.duckdb_pseudonym, reads the key from key_env in Python and

@@ -25,7 +25,7 @@
     selected). On a cluster every executor reads its own environment, and a row evaluated where
     the key is unusable fails its statement (spark___records_pseudonym). -#}
 {% macro spark___records_pseudonym_check(key_env, who) %}
-  {%- set status = run_query("select " ~ kanon._records_pseudonym_spark_status(kanon._records_pseudonym_spark_key(key_env))).rows[0][0] -%}
+  {%- set status = run_query("select " ~ kanon._records_pseudonym_key_status(kanon._records_pseudonym_spark_key(key_env))).rows[0][0] -%}
   {%- if status != 'ok' -%}
     {{ exceptions.raise_compiler_error(kanon._records_pseudonym_key_problem(status, key_env,
         "the environment variable " ~ key_env ~ " of Spark's JVM (the driver's, and on a cluster each worker's: spark-env.sh)", who)) }}

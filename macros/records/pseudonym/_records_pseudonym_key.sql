@@ -27,16 +27,29 @@
   {{ return('kanon.' ~ name) }}
 {% endmacro %}
 
-{#- SQL (Postgres): what is wrong with the key text `hex` ('ok' when nothing). The same verdicts,
+{#- SQL (Postgres, Spark): what is wrong with the key text `hex` ('ok' when nothing). The same verdicts,
     in the same order, as kanon_tools.pseudonym_env.key_status, which the DuckDB plugin uses; only
     the verdict ever leaves the server, never the text. mod(), not %, so the SQL can be run with
     DB-API parameters. -#}
 {% macro _records_pseudonym_key_status(hex) -%}
   case when {{ hex }} is null or {{ hex }} = '' then 'missing'
-  when {{ hex }} !~ '^[0-9A-Fa-f]+$' then 'not hex'
+  when {{ kanon._records_pseudonym_not_hex(hex) }} then 'not hex'
   when mod(length({{ hex }}), 2) = 1 then 'odd length'
   when length({{ hex }}) < 64 then 'too short'
   else 'ok' end
+{%- endmacro %}
+
+{#- Whether the text is not hex: Postgres' regex operator, Spark's rlike. -#}
+{% macro _records_pseudonym_not_hex(hex) %}
+  {{ return(adapter.dispatch('_records_pseudonym_not_hex', 'kanon')(hex)) }}
+{% endmacro %}
+
+{% macro default___records_pseudonym_not_hex(hex) -%}
+  {{ hex }} !~ '^[0-9A-Fa-f]+$'
+{%- endmacro %}
+
+{% macro spark___records_pseudonym_not_hex(hex) -%}
+  not ({{ hex }} rlike '^[0-9A-Fa-f]+$')
 {%- endmacro %}
 
 {#- The compile error for a key verdict other than 'ok': what is wrong and how to set the key.
