@@ -385,6 +385,11 @@ def test_key_verdicts(raw: str | None, verdict: str) -> None:
     assert key_status(raw) == verdict
 
 
+# the SQL kanon._records_pseudonym compiles to on DuckDB: the plugin's blocks, DuckDB's sha256
+HMAC_SQL = ("select sha256((select kanon_hmac_block('{env}', 92)) "
+            "|| unhex(sha256((select kanon_hmac_block('{env}', 54)) || encode('{value}'))))")
+
+
 def test_the_plugin_serves_only_its_variables(monkeypatch: pytest.MonkeyPatch) -> None:
     """Any SQL in the session can call the UDF: it must not key a hash with another secret."""
     import duckdb
@@ -394,10 +399,10 @@ def test_the_plugin_serves_only_its_variables(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setenv(OTHER_ENV, OTHER_KEY)
     conn = duckdb.connect()
     BasePlugin.create("kanon_tools.duckdb_pseudonym", config={"key_envs": [OTHER_ENV]}).configure_connection(conn)
-    assert conn.execute(f"select kanon_pseudonym('x', '{OTHER_ENV}')").fetchall() == [(pseudonym(OTHER_KEY, "x"),)]
+    assert conn.execute(HMAC_SQL.format(env=OTHER_ENV, value="x")).fetchall() == [(pseudonym(OTHER_KEY, "x"),)]
     assert conn.execute("select kanon_pseudonym_key_status('PGPASSWORD')").fetchall() == [("not served",)]
     with pytest.raises(duckdb.Error, match="not served") as raised:
-        conn.execute("select kanon_pseudonym('x', 'PGPASSWORD')").fetchall()
+        conn.execute(HMAC_SQL.format(env="PGPASSWORD", value="x")).fetchall()
     assert KEY not in str(raised.value)
     assert os.environ["PGPASSWORD"] == KEY  # untouched
 
@@ -409,7 +414,7 @@ def test_the_plugin_follows_a_changed_key(monkeypatch: pytest.MonkeyPatch) -> No
 
     conn = duckdb.connect()
     BasePlugin.create("kanon_tools.duckdb_pseudonym").configure_connection(conn)
-    sql = f"select kanon_pseudonym('alice', '{DEFAULT_KEY_ENV}')"
+    sql = HMAC_SQL.format(env=DEFAULT_KEY_ENV, value="alice")
     monkeypatch.setenv(DEFAULT_KEY_ENV, KEY)
     assert conn.execute(sql).fetchall() == [(pseudonym(KEY, "alice"),)]
     monkeypatch.setenv(DEFAULT_KEY_ENV, OTHER_KEY)

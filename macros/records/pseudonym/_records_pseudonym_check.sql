@@ -36,7 +36,7 @@
     key_envs), and the variable must hold a usable key in the dbt process's environment. -#}
 {% macro duckdb___records_pseudonym_check(key_env, who) %}
   {%- set found = run_query("select count(distinct function_name) from duckdb_functions() "
-      ~ "where function_name in ('kanon_pseudonym', 'kanon_pseudonym_key_status')").rows[0][0] -%}
+      ~ "where function_name in ('kanon_hmac_block', 'kanon_pseudonym_key_status')").rows[0][0] -%}
   {%- if found < 2 -%}
     {{ exceptions.raise_compiler_error(who ~ ": this DuckDB connection cannot compute pseudonyms: the dbt-duckdb "
        ~ "plugin kanon_tools.duckdb_pseudonym is not loaded. Add it to the DuckDB output in profiles.yml "
