@@ -260,6 +260,11 @@ def role_can_select(wh: Warehouse, role: str, relation: str) -> bool:
         conn.close()
 
 
+def mart(wh: Warehouse, name: str) -> list[tuple[Any, ...]]:
+    """Every row of a model's relation, in a fixed order (by repr: rows may mix types and NULLs)."""
+    return sorted((tuple(row) for row in wh.query(f"select * from {wh.relation(name)}")), key=repr)
+
+
 def require_postgres() -> None:
     """For tests that only make sense on Postgres (roles, grants): fail under CI, else skip, when it is down."""
     reason = postgres_unavailable_reason()

@@ -36,6 +36,7 @@ from kanon_tools.dbt_runner import DbtRunner
 from kanon_tools.noise import Ptable, cell_key
 from kanon_tools.pseudonym_env import pseudonym
 from kanon_tools.spark_sql import literal, session
+from oracles import dp
 from oracles.counts import Hierarchy, release_counts
 from oracles.ptables import ptable_csv, simple_ptable
 
@@ -157,6 +158,14 @@ having count(distinct pid) >= {{{{ var('min_people', 2) }}}}
 {{ kanon.release_counts(source('raw', 'events'), privacy_unit='pid', dimensions=['branch', 'title'],
     hierarchies={'title': source('raw', 'title_hierarchy')}, remainder=true,
     noise={'mode': 'cell_key', 'ptable': source('raw', 'noise_ptable')}) }}
+""",
+    # differential privacy: the shelves (the titles' level 1) noised by a keyed draw, fresh per release
+    "counts_dp.sql": """
+{{ config(materialized='k_anonymous', k=2) }}
+{{ kanon.release_counts(source('raw', 'events'), privacy_unit='pid', dimensions=['title'],
+    hierarchies={'title': source('raw', 'title_hierarchy')},
+    noise={'mode': 'dp', 'epsilon': 1.0, 'max_cells_per_person': 1, 'budget': {'epsilon': 10},
+           'levels': {'title': 1}}) }}
 """,
     # a table with totals: thin cells hidden, and more hidden so that no total gives them away
     "table_release.sql": """
@@ -397,7 +406,7 @@ RELEASE_PLAN = ("select release_plan from {audit}.kanon_audit_releases where inv
                 "and report = '{model}' and status = 'RELEASED'")
 # every model's first release, in one dbt invocation
 FIRST = ("gate_release", "counts_table", "counts_gate", "records_release", "table_release", "records_pseudonym",
-         "counts_noisy")
+         "counts_noisy", "counts_dp")
 # released again right after, in the same process
 AGAIN = ("table_release",)
 
@@ -439,6 +448,8 @@ def first_run(spark: dict[str, Any], duckdb_twin: dict[str, Any]) -> dict[str, A
         "counts_gate_view": f"show create table {schema}.counts_gate",
         "records_pseudonym": f"select * from {schema}.records_pseudonym",
         "counts_noisy": f"select * from {schema}.counts_noisy",
+        "counts_dp": f"select * from {schema}.counts_dp",
+        "counts_dp_plan": RELEASE_PLAN.format(audit=audit, invocation=released.invocation_id, model="counts_dp"),
     }
     answers = _sql(spark["dir"], *reads.values())
     return {"released": released, "twin": twin, **dict(zip(reads, answers, strict=True))}
@@ -450,7 +461,7 @@ def test_a_release_goes_live_as_a_view_and_a_refused_one_changes_nothing(
     schema, audit = spark["schema"], f"{spark['schema']}_kanon_audit"
     [version] = _versions(spark, first_run["tables"])
     # every release behind the gate is a view; counts_table is a plain table
-    assert sorted(row[1] for row in first_run["views"]) == ["counts_gate", "counts_noisy", "gate_release",
+    assert sorted(row[1] for row in first_run["views"]) == ["counts_dp", "counts_gate", "counts_noisy", "gate_release",
                                                             "records_pseudonym", "records_release", "table_release"]
     rows = first_run["gate_release"]
     assert rows == [['"Hello," She Lied', 3], ["Back\\slash", 3], ["Cien años de soledad", 3]]
@@ -506,6 +517,26 @@ def test_pseudonyms_and_a_noisy_count_release_match_duckdb_and_plain_python(
         expected.append((*release.remainder.as_tuple()[:-1],
                          table.published(release.remainder.count, cell_key(KEYS["KANON_NOISE_KEY"], rest))))
     assert _same_rows(noisy, [list(row) for row in expected if row[-1] != 0])
+
+
+def test_a_dp_release_on_spark_and_on_duckdb_is_plain_python_s_for_its_nonce(
+    duckdb_twin: dict[str, Any], first_run: dict[str, Any],
+) -> None:
+    # each warehouse drew with its own release's nonce: both equal the oracle for that nonce, so
+    # the same input, key and release give the same mart on both
+    shelves = {leaf: shelf for leaf, shelf, _ in TITLE_HIERARCHY}
+    mine: dict[str, list[tuple[str, ...]]] = {}
+    for pid, _, title in EVENTS:
+        mine.setdefault(str(pid), []).append((str(shelves[str(title)]),))
+    counts, _, _ = dp.bounded_counts(mine, [("Fiction",), ("Self-help",)], 1)
+    table = dp.table("laplace", 1.0)
+    twin_plan = _duckdb(duckdb_twin, RELEASE_PLAN.format(
+        audit="kt_twin_kanon_audit", invocation=first_run["twin"].invocation_id, model="counts_dp"))
+    for rows, [[plan]] in [(first_run["counts_dp"], first_run["counts_dp_plan"]),
+                           (_duckdb(duckdb_twin, "select * from kt_twin.counts_dp"), twin_plan)]:
+        nonce = json.loads(plan)["noise"]["nonce"]
+        noisy = {cell: n + table.z(dp.draw(KEYS["KANON_NOISE_KEY"], nonce, cell)) for cell, n in counts.items()}
+        assert _same_rows(rows, [[shelf, 1, v] for (shelf,), v in noisy.items() if v >= K])
 
 
 def test_a_gated_count_release_and_its_trail_match_duckdb_and_a_killed_one_changes_nothing(

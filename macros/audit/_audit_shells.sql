@@ -59,6 +59,14 @@
         input_shrink); and a record release's pseudonym key fingerprint (a keyed hash of a
         constant, never the key), compared with the previous release's. -#}
     {%- do columns.extend([('input_rows', bigint), ('key_fingerprint', string)]) -%}
+    {#- The privacy budget's ledger (noise mode 'dp', docs/reference/noise.md): whose budget the
+        release spent (its source and privacy unit) and how much (epsilon for the Laplace
+        mechanism, rho for the Gaussian, delta for both); a dp release's contributions dropped by
+        its bound on cells per person, and those outside its declared cells. NULL otherwise. -#}
+    {%- do columns.extend([
+        ('budget_source', string), ('budget_unit', string), ('epsilon_spent', kanon._records_double()),
+        ('rho_spent', kanon._records_double()), ('delta_spent', kanon._records_double()),
+        ('contributions_dropped', bigint), ('contributions_outside_cells', bigint)]) -%}
   {%- else -%}
     {{ exceptions.raise_compiler_error("kanon: no audit table '" ~ which ~ "'") }}
   {%- endif -%}

@@ -130,11 +130,39 @@
     {%- for fact in ['rows_compared', 'rows_changed_small', 'rows_held', 'rows_appeared', 'rows_disappeared', 'input_rows'] %},
     cast({{ facts[fact] if facts[fact] is not none else 'null' }} as {{ bigint }})
     {%- endfor %},
-    {{ kanon._sql_text(facts.key_fingerprint) }}
+    {{ kanon._sql_text(facts.key_fingerprint) }},
+    {{ kanon._audit_ledger_literals(facts) }}
   where {{ kanon._audit_not_yet_recorded(audit_releases, release) }}
 {% endmacro %}
 
 
+
+{#- The ledger's columns of a release's summary row (_audit_column_types('releases')), as
+    literals: from the plan's noise.spent for a dp release (what it spent, fixed before it ran)
+    and the facts it stated; NULLs for any other release. -#}
+{% macro _audit_ledger_literals(facts) %}
+  {%- set string, float, bigint = dbt.type_string(), kanon._records_double(), dbt.type_bigint() -%}
+  {%- set plan = fromjson(facts.release_plan) if facts.release_plan else {} -%}
+  {%- set noise = (plan.get('noise') or {}) if plan is mapping else {} -%}
+  {%- set spent = noise.get('spent') if noise.get('mode') == 'dp' else none -%}
+  {%- if spent is none -%}
+    {%- set literals = [] -%}
+    {%- for type in [string, string, float, float, float, bigint, bigint] -%}
+      {%- do literals.append('cast(null as ' ~ type ~ ')') -%}
+    {%- endfor -%}
+    {{ return(literals | join(', ')) }}
+  {%- endif -%}
+  {%- set number = kanon._audit_ledger_number -%}
+  {{ return([
+      kanon._sql_text(spent.source), kanon._sql_text(facts.privacy_unit),
+      number(spent.get('epsilon'), float), number(spent.get('rho'), float), number(spent.delta, float),
+      number(facts.get('contributions_dropped'), bigint), number(facts.get('contributions_outside_cells'), bigint)] | join(', ')) }}
+{% endmacro %}
+
+{#- A number as a typed literal, NULL for none; floats written with repr's precision. -#}
+{% macro _audit_ledger_number(value, type) %}
+  {{ return('cast(' ~ (value if value is not none else 'null') ~ ' as ' ~ type ~ ')') }}
+{% endmacro %}
 
 {#- `<alias>` is the report's previous release: its last RELEASED row on the trail (by
     released_at), this invocation's excluded. The condition of a where clause over

@@ -43,7 +43,8 @@
   {%- set noise = kanon._noise_policy(plan.noise) -%}
   {%- if noise is not none -%}
     {#- what identifies it; its variance and distribution follow from the ptable's hash -#}
-    {%- do parts.append('noise=' ~ tojson({'mode': noise.mode, 'ptable': noise.ptable, 'key_env': noise.key_env}, sort_keys=true)) -%}
+    {%- set identity = noise.identity if noise.mode == 'dp' else {'mode': noise.mode, 'ptable': noise.ptable, 'key_env': noise.key_env} -%}
+    {%- do parts.append('noise=' ~ tojson(identity, sort_keys=true)) -%}
   {%- endif -%}
   {%- set dimensions = [] -%}
   {%- for d in plan.dims -%}

@@ -4,7 +4,8 @@
   {{ return({'called': 'kanon.release_counts', 'long_form': true, 'count': true, 'budget': true, 'rate_of': 'cells',
       'order_by': none,
       'facts': ['cells_passed', 'cells_generalized', 'cells_suppressed', 'people_suppressed', 'people_in', 'events_null_unit',
-                'missing_values', 'rows_compared', 'rows_changed_small', 'rows_held', 'rows_appeared', 'rows_disappeared', 'key_fingerprint'],
+                'missing_values', 'rows_compared', 'rows_changed_small', 'rows_held', 'rows_appeared', 'rows_disappeared', 'key_fingerprint',
+                'contributions_dropped', 'contributions_outside_cells'],
       'checks': ['input_empty', 'input_shrink', 'min_count', 'null_unit', 'suppression_budget', 'small_change',
                  'output_empty']}) }}
 {% endmacro %}

@@ -57,6 +57,12 @@
   {%- set plan = kanon._counts_plan(who, relation, privacy_unit, dimensions, hierarchies, k, ladder,
       measures, count_column, count_rows, null_policy, remainder, null_unit, dominance, delay, noise) -%}
   {%- do plan.update({'on_small_change': on_small_change}) -%}
+  {%- if plan.noise is not none and plan.noise.mode == 'dp' -%}
+    {#- differential privacy: declared cells, bounded contributions, a budget (macros/counts/dp/) -#}
+    {%- set plan = kanon._counts_dp_plan(plan, ladder, remainder, dominance, on_small_change, who) -%}
+    {%- do kanon._counts_check_inputs(plan, false, false) -%}
+    {{ return(kanon._counts_dp_release(plan)) }}
+  {%- endif -%}
   {#- Under k_anonymous the values missing from a hierarchy and the events without a person are
       counted by the release itself (rows 'missing' and 'null_unit' of the long form), in its
       transaction, not by a second scan of the events here. -#}

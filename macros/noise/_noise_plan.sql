@@ -5,7 +5,8 @@
     {'mode': 'cell_key', 'ptable': ref('my_ptable'), 'key_env': 'KANON_NOISE_KEY'}
 
   mode     'cell_key': the Cell Key Method (docs/reference/noise.md): every released count is
-           perturbed by the perturbation table, looked up by the count and the cell's key
+           perturbed by the perturbation table, looked up by the count and the cell's key;
+           'dp': differential privacy with a budget, resolved by _noise_dp_plan
   ptable   the perturbation table (a relation with columns i, j, v, p, key_from, key_to)
   key_env  the environment variable holding the secret key the record keys are hashed with
            (default KANON_NOISE_KEY); read by the warehouse as the pseudonym key is
@@ -22,11 +23,8 @@
         ~ kanon._describe_value(noise)) }}
   {%- endif -%}
   {%- set mode = noise.get('mode') -%}
-  {%- if mode == 'dp' -%}
-    {{ exceptions.raise_compiler_error(who ~ ": noise mode 'dp' (differential privacy) is not available in this version of kanon;"
-        ~ " mode 'cell_key' perturbs released counts with a perturbation table (docs/reference/noise.md)") }}
-  {%- endif -%}
-  {%- do kanon._check_enum(mode, "noise's mode", ['cell_key'], who) -%}
+  {%- do kanon._check_enum(mode, "noise's mode", ['cell_key', 'dp'], who) -%}
+  {%- if mode == 'dp' -%}{{ return(kanon._noise_dp_plan(noise, k, who)) }}{%- endif -%}
   {%- for key in noise if key not in ['mode', 'ptable', 'key_env'] -%}
     {{ exceptions.raise_compiler_error(who ~ ": noise with mode 'cell_key' takes mode, ptable and key_env, not '" ~ key ~ "'") }}
   {%- endfor -%}
@@ -52,6 +50,7 @@
     variance's square root; the report draws the distribution). -#}
 {% macro _noise_policy(noise) %}
   {%- if noise is none -%}{{ return(none) }}{%- endif -%}
+  {%- if noise.mode == 'dp' -%}{{ return(kanon._noise_dp_policy(noise)) }}{%- endif -%}
   {{ return({'mode': noise.mode, 'ptable': noise.fingerprint, 'imax': noise.imax, 'key_env': noise.key_env,
              'variance': noise.variance, 'distribution': noise.distribution}) }}
 {% endmacro %}

@@ -50,7 +50,10 @@
                          _counts_difference_facts; tables and records: _live_difference_facts);
                          rows_changed_small's text: the on_small_change setting
       key_fingerprint    text: a keyed hash of a constant under the pseudonym key (never the
-                         key), for a record release that pseudonymizes -#}
+                         key), for a record release that pseudonymizes, or a noisy release's key
+      contributions_dropped        a dp count release's (person, cell) pairs beyond its bound
+                                   on cells per person (dropped before counting)
+      contributions_outside_cells  a dp count release's (person, cell) pairs in no declared cell -#}
 {% macro _long_form_facts(kind=none) %}
   {%- set facts = ['privacy_unit', 'policy_fingerprint', 'release_plan', 'input_rows'] -%}
   {%- set kinds = [kind] if kind is not none else [] -%}

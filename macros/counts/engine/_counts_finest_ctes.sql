@@ -17,15 +17,7 @@
 {% macro _counts_finest_ctes(plan, names) %}
   {%- set materialized = kanon._cte_materialized(true) -%}
   {%- set hierarchical = plan.dims | selectattr('hierarchy') | list -%}
-  {%- for d in hierarchical %}
-  {{ kanon._hierarchy_lookup_cte(d, '_k_hierarchy' ~ plan.dims.index(d), names.needed[plan.dims.index(d)]) }},
-  {%- endfor %}
-  _k_roots as (
-    select
-      {%- for d in plan.dims %}
-      {{ kanon._hierarchy_root(d) }} as _k_root{{ loop.index0 }}{% if not loop.last %},{% endif %}
-      {%- endfor %}
-  ),
+  {{ kanon._counts_lookup_ctes(plan, hierarchical, names.needed) }},
   _k_raw_counts as {{ materialized }} (
     {{ kanon._counts_groups(plan, '_k_events', names.raw_keys) }}
   ),
@@ -108,5 +100,20 @@
     from {{ source }}
     where _k_merge = {{ merge }}
     {%- endfor %}
+  )
+{%- endmacro %}
+
+{#- Each dimension in `looked_up`'s hierarchy lookup at the levels needed[i]
+    (_k_hierarchy<i>, macros/hierarchy/_hierarchy_recode.sql), then _k_roots: every dimension's
+    root label, one row. Shared by the ladder engine and the dp release. -#}
+{% macro _counts_lookup_ctes(plan, looked_up, needed) %}
+  {%- for d in looked_up %}
+  {{ kanon._hierarchy_lookup_cte(d, '_k_hierarchy' ~ plan.dims.index(d), needed[plan.dims.index(d)]) }},
+  {%- endfor %}
+  _k_roots as (
+    select
+      {%- for d in plan.dims %}
+      {{ kanon._hierarchy_root(d) }} as _k_root{{ loop.index0 }}{% if not loop.last %},{% endif %}
+      {%- endfor %}
   )
 {%- endmacro %}
