@@ -15,6 +15,7 @@ What is checked, each against something the release did not compute:
 - the trail keeps each published cell's true count, shown count and cell key, the primaries'
   cell keys, the plan's noise and the key's fingerprint;
 - a re-run and another row order publish the same numbers; the key is in no file dbt writes;
+  the attacker's LP audit (`attack`) says it does not apply;
 - a ptable that could publish 1..k-1 and a missing key are refused and the previous release
   stays; mode 'dp', count_rows and protection are refused; a long form whose config says it is
   exact, or whose published values are not its ptable's, is refused by the gate.
@@ -30,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT, KeyedProject, Warehouse, built_keyed_host, write_csv
+from conftest import ROOT, KeyedProject, Warehouse, built_keyed_host, kanon_tools_cli, write_csv
 from kanon_tools.noise import Ptable, cell_key
 from oracles.ptables import ptable_csv, simple_ptable
 
@@ -256,6 +257,13 @@ def test_the_same_people_get_the_same_noise(released: KeyedProject) -> None:
                          "order by released_at desc limit 1")
     published = sum(1 for row in first.values() if row[1] == "published")
     assert latest == (published, 0, 0, 0)
+
+
+def test_the_lp_audit_says_it_does_not_apply(released: KeyedProject) -> None:
+    # `attack` takes published values as exact and totals as bounded by their parts: not so here
+    run = kanon_tools_cli(["attack", "--project-dir", str(released.project_dir), "--report", "noisy_table"],
+                          released.env(), ROOT)
+    assert run.returncode == 2 and "released with noise" in run.stderr and "does not apply" in run.stderr, run.stderr
 
 
 def test_the_key_is_in_no_file_dbt_writes(released: KeyedProject) -> None:
