@@ -9,6 +9,7 @@ anywhere else.
 from __future__ import annotations
 
 import contextlib
+import csv
 import fcntl
 import hashlib
 import io
@@ -350,6 +351,14 @@ def main_in_process(main: Callable[[list[str]], int], program: list[str], argv: 
     return subprocess.CompletedProcess([*program, *argv], code, out.getvalue(), err.getvalue())
 
 
+def write_csv(path: Path, rows: list[dict[str, str | None]]) -> None:
+    """A seed of rows with the same keys, its header their keys (None written as an empty value)."""
+    with path.open("w", newline="", encoding="utf-8") as out:
+        writer = csv.DictWriter(out, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+
+
 def copy_project(src: Path, dest: Path) -> Path:
     """A writable copy of a dbt project, for tests that change files between runs."""
     shutil.copytree(src, dest, ignore=shutil.ignore_patterns("target", "logs", "dbt_packages"))
@@ -402,3 +411,13 @@ class KeyedProject(DbtProject):
         """Where a dbt run writes: the project, its target/ and logs/, and the DuckDB file."""
         wh = self.warehouse
         return [self.project_dir, self.state_dir, wh.duckdb_path, Path(f"{wh.duckdb_path}.wal")]
+
+
+def built_keyed_host(path: Path, write_host: Callable[[Path], None], warehouse: Warehouse,
+                     keys: Mapping[str, str | None]) -> KeyedProject:
+    """A host project written at `path` by `write_host`, installing kanon, built once with the keys."""
+    write_host(path)
+    project = KeyedProject(path, warehouse, keys)
+    project.run("deps")
+    project.run("build")
+    return project

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT, KeyedProject, mart
+from conftest import ROOT, KeyedProject, built_keyed_host, mart, write_csv
 from kanon_tools.noise import Ptable, cell_key
 from oracles.counts import Hierarchy, Release, release_counts
 from oracles.ptables import ptable_csv, simple_ptable
@@ -74,13 +74,6 @@ def events() -> list[dict[str, str | None]]:
     out.append({"Patron Id": None, "branch": "CENTRAL", "age_band": "13-17"})  # nobody: left out
     out.append({"Patron Id": "lonely", "branch": "far away", "age_band": "45-64"})
     return out
-
-
-def write_csv(path: Path, rows: list[dict[str, str | None]]) -> None:
-    with path.open("w", newline="", encoding="utf-8") as out:
-        writer = csv.DictWriter(out, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
 
 
 def bad_ptables(good: str) -> dict[str, str]:
@@ -149,12 +142,8 @@ def write_host(path: Path) -> None:
 
 @pytest.fixture(scope="module")
 def released(warehouse_kind: str, make_warehouse: Any, tmp_path_factory: pytest.TempPathFactory) -> KeyedProject:
-    host = tmp_path_factory.mktemp("noise") / "noise_host"
-    write_host(host)
-    project = KeyedProject(host, make_warehouse(warehouse_kind, "noise"), {"KANON_NOISE_KEY": KEY})
-    project.run("deps")
-    project.run("build")
-    return project
+    return built_keyed_host(tmp_path_factory.mktemp("noise") / "noise_host", write_host,
+                            make_warehouse(warehouse_kind, "noise"), {"KANON_NOISE_KEY": KEY})
 
 
 def oracle() -> Release:

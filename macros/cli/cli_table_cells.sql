@@ -11,8 +11,8 @@
 
   The dimensions are the columns published beside a <d>_level column, in the mart's order; one
   with a <d>_parent column has a hierarchy. Emits one KANON_JSON line
-    {relation, k, zeros_hidden, protection (the width release_table promised, or null), count_column,
-     dimensions: [{name, hierarchical}],
+    {relation, k, zeros_hidden, protection (the width release_table promised, or null), noisy (released
+     with noise: its counts are perturbed and its totals not additive), count_column, dimensions: [{name, hierarchical}],
      cells: [[[[label, level, parent label or null], ... one per dimension], count or null, status,
               [additive (true, false or null at a leaf), ... one per dimension]]]}
   (numbers as integers). Refuses, in one line, a model that is missing, not built or not a table
@@ -88,6 +88,7 @@
       'k': node.config.get('k'),
       'zeros_hidden': node.config.get('kanon_table', {}).get('hide_zeros', false) is sameas true,
       'protection': node.config.get('kanon_table', {}).get('protection'),
+      'noisy': node.config.get('kanon_table', {}).get('noisy') is sameas true,
       'count_column': count_column,
       'dimensions': dimensions,
       'cells': cells,

@@ -83,11 +83,17 @@
     {%- do distribution.append([v | int, ((width | int) / space) | round(6)]) -%}
     {%- set moments.second = moments.second + (width | int) * (v | int) * (v | int) -%}
   {%- endfor -%}
-  {{ return({'fingerprint': kanon._hierarchy_content_hash(ptable, ['i', 'j', 'v', 'key_from', 'key_to']), 'imax': row[7] | int,
+  {{ return({'fingerprint': kanon._noise_ptable_fingerprint(ptable), 'imax': row[7] | int,
              'variance': (moments.second / space) | round(6), 'distribution': distribution}) }}
 {% endmacro %}
 
 {#- The size of the key space: record and cell keys are whole numbers in [0, 2^32). -#}
 {% macro _noise_key_space() %}
   {{ return(4294967296) }}
+{% endmacro %}
+
+{#- The content hash of a perturbation table (md5 of its rows, as a hierarchy's): what a release
+    records, and what the table gate compares the ptable it recomputes with against. -#}
+{% macro _noise_ptable_fingerprint(ptable) %}
+  {{ return(kanon._hierarchy_content_hash(ptable, ['i', 'j', 'v', 'key_from', 'key_to'])) }}
 {% endmacro %}

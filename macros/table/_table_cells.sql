@@ -28,20 +28,28 @@
     _k_status     'primary' (0 < count < k, or 0 with hide_zeros), 'secondary' (one of the
                   given cells hidden so that no primary can be worked out) or 'published'
 
+    _k_cell_key   with `noise` only: the sum of the cell's distinct people's record keys modulo
+                  2^32 (_noise_group_count), counted in the pass that counts the cell, so every
+                  total and subtotal gets its own people's key (0 for a cell without events)
+
   secondaries: the cells hidden as secondaries, as the name of a relation with _k_l<i> and
   _k_k<i> for every dimension (_table_search's temporary table, read in the same session), or as
   SQL rows '(<level 0>, <key 0>, <level 1>, <key 1>, ...)' (the integration tests' hand-made
   patterns); none or empty for none.
+  noise: the resolved noise of a noisy release's long form (the search counts without keys).
 -#}
-{% macro _table_cells_ctes(plan, secondaries=none) %}
+{% macro _table_cells_ctes(plan, secondaries=none, noise=none) %}
   {%- set q = kanon._quote -%}
   {%- set string = dbt.type_string() -%}
   {%- set nk = kanon._null_key() -%}
   {%- set n = plan.dims | length -%}
-  {%- set counted = 'count(*)' if plan.count_rows else 'count(distinct _k_events._k_person)' -%}
   {%- set lo = 0 if plan.hide_zeros else 1 -%}
 {{ kanon._table_events_cte(plan) }},
 
+{%- if noise is not none %}
+{{ kanon._noise_ctes(noise, '_k_events') }},
+
+{% endif -%}
 {%- if plan.get('linked') %}
 {{ kanon._table_linked_cte(plan) }},
 
@@ -69,19 +77,7 @@ _k_nodes{{ i }} as (
 ),
 
 {% endfor -%}
-_k_counted as (
-  select
-    {%- for i in range(n) %}
-    _k_c{{ i }}._k_l as _k_l{{ i }},
-    _k_c{{ i }}._k_k as _k_k{{ i }},
-    {%- endfor %}
-    {{ counted }} as _k_n
-  from _k_events
-  {%- for i in range(n) %}
-  inner join _k_chain{{ i }} as _k_c{{ i }} on _k_c{{ i }}._k_leaf = _k_events._k_v{{ i }}
-  {%- endfor %}
-  group by {% for i in range(n) %}_k_c{{ i }}._k_l, _k_c{{ i }}._k_k{% if not loop.last %}, {% endif %}{% endfor %}
-),
+{{ kanon._table_counted_cte(plan, noise) }},
 
 {#- every combination of nodes, with zeros: a cell without events is published as 0 or hidden -#}
 _k_cells as (
@@ -92,6 +88,10 @@ _k_cells as (
     _k_n{{ i }}._k_pk as _k_pk{{ i }},
     {%- endfor %}
     coalesce(_k_counted._k_n, 0) as _k_n
+    {%- if noise is not none %},
+    {#- a cell without people: the sum of no record keys -#}
+    coalesce(_k_counted._k_cell_key, 0) as _k_cell_key
+    {%- endif %}
   from _k_nodes0 as _k_n0
   {%- for i in range(1, n) %}
   cross join _k_nodes{{ i }} as _k_n{{ i }}
@@ -147,6 +147,41 @@ _k_marked as (
 ),
 
 {{ kanon._table_with_bounds('_k_marked', '_k_table', n) }}
+{%- endmacro %}
+
+{#- `_k_counted as (...)`: every cell that has events, with its count (_k_n: distinct people, or
+    rows with count_rows) and, with `noise`, its cell key (_k_cell_key: _noise_group_count, in
+    the same pass). -#}
+{% macro _table_counted_cte(plan, noise=none) %}
+  {%- set n = plan.dims | length -%}
+  {%- set counted = 'count(*)' if plan.count_rows else 'count(distinct _k_events._k_person)' -%}
+{%- set expanded -%}
+  from _k_events
+  {%- for i in range(n) %}
+  inner join _k_chain{{ i }} as _k_c{{ i }} on _k_c{{ i }}._k_leaf = _k_events._k_v{{ i }}
+  {%- endfor %}
+{%- endset %}
+_k_counted as (
+  {%- if noise is not none %}
+  {%- set keys = [] -%}
+  {%- for i in range(n) -%}{%- do keys.extend(['_k_l' ~ i, '_k_k' ~ i]) -%}{%- endfor %}
+  select {{ keys | join(', ') }}, _k_count as _k_n, _k_cell_key from (
+    {{ kanon._noise_group_count(keys, '(select ' ~ kanon._table_cell_nodes(n) ~ ', _k_events._k_person ' ~ expanded ~ ') as _k_expanded') }}
+  ) as _k_keyed
+  {%- else %}
+  select
+    {{ kanon._table_cell_nodes(n) }},
+    {{ counted }} as _k_n
+  {{ expanded }}
+  group by {% for i in range(n) %}_k_c{{ i }}._k_l, _k_c{{ i }}._k_k{% if not loop.last %}, {% endif %}{% endfor %}
+  {%- endif %}
+)
+{%- endmacro %}
+
+{#- Each dimension's node of the events' chains, as a cell's columns: `_k_c<i>._k_l as _k_l<i>,
+    _k_c<i>._k_k as _k_k<i>, ...`. -#}
+{% macro _table_cell_nodes(n) -%}
+  {%- for i in range(n) %}_k_c{{ i }}._k_l as _k_l{{ i }}, _k_c{{ i }}._k_k as _k_k{{ i }}{% if not loop.last %}, {% endif %}{% endfor -%}
 {%- endmacro %}
 
 {#- `_k_events as (...)`: the events, each dimension's value as text (_k_v<i>, NULL as

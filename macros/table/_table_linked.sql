@@ -57,6 +57,11 @@
         ~ ((node.config.get('kanon_table') or {}).get('hide_zeros') is sameas true) ~ "; a linked table needs the same (k=" ~ k
         ~ ", hide_zeros=" ~ (hide_zeros is sameas true) ~ "): their shared totals must carry the same marks") }}
   {%- endif -%}
+  {#- a noisy table hides no secondary and its totals are not the sum of their parts: nothing to search together -#}
+  {%- if (node.config.get('kanon_table') or {}).get('noisy') -%}
+    {{ exceptions.raise_compiler_error(who ~ ": linked_to " ~ node.name ~ " is released with noise, which perturbs its totals instead of"
+        ~ " hiding cells; a linked table needs one released without noise") }}
+  {%- endif -%}
   {#- a pair only: not a table that is linked itself, nor one another table links to -#}
   {%- set others = [] -%}
   {%- for other_node in graph.nodes.values() if other_node.resource_type == 'model' and other_node.unique_id != model.unique_id

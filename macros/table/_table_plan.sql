@@ -10,11 +10,20 @@
   above (level 1 ...), the top level being the table's total (shown as total_label); a flat
   dimension's only level above its values is the total (level 1). plan.dims[i].top is that level.
   plan.step is how far every protecting cube must be able to move: 1, or `protection` rounded up.
+  plan.noise is the resolved noise (_noise_plan; none for an exact table): a noisy table is
+  protected by perturbing every cell and total (docs/reference/noise.md, "Tables with totals"),
+  not by secondary cells, so it takes neither a protection width nor a linked table.
 -#}
 {% macro _table_plan(who, relation, privacy_unit, dimensions, hierarchies, row_dimension, column_dimension, k, count_column,
-    count_rows, hide_zeros, total_label, null_unit, protection=none, linked_to=none) %}
+    count_rows, hide_zeros, total_label, null_unit, protection=none, linked_to=none, noise=none) %}
   {%- do kanon._check_relation(relation, 'relation', who) -%}
   {%- do kanon._check_k(k, who) -%}
+  {%- if noise is mapping and noise.get('mode') == 'dp' -%}
+    {{ exceptions.raise_compiler_error(who ~ ": noise mode 'dp' (differential privacy) is for count releases (kanon.release_counts);"
+        ~ " a table with totals takes mode 'cell_key' (docs/reference/noise.md)") }}
+  {%- endif -%}
+  {%- set noise = kanon._noise_plan(noise, k, who) -%}
+  {%- do kanon._table_plan_noise_conflicts(who, noise, count_rows, protection, linked_to) -%}
   {%- do kanon._check_boolean(count_rows, 'count_rows', who) -%}
   {%- do kanon._check_boolean(hide_zeros, 'hide_zeros', who) -%}
   {%- do kanon._check_enum(null_unit, 'null_unit', ['ignore', 'error'], who) -%}
@@ -85,7 +94,26 @@
       'protection': protection,
       'step': step,
       'linked': kanon._table_linked_plan(who, linked_to, relation, source.columns, dims, k, hide_zeros),
+      'noise': noise,
   }) }}
+{% endmacro %}
+
+{#- What noise cannot be combined with in a table: counting rows (no people to key), a protection
+    width and a linked table (both are promises of the complementary search, which a noisy table
+    does not run: its totals are perturbed instead). -#}
+{% macro _table_plan_noise_conflicts(who, noise, count_rows, protection, linked_to) %}
+  {%- if noise is none -%}{{ return(none) }}{%- endif -%}
+  {%- set given = [] -%}
+  {%- if count_rows is sameas true -%}{%- do given.append('count_rows=true') -%}{%- endif -%}
+  {%- if protection is not none -%}{%- do given.append('protection') -%}{%- endif -%}
+  {%- if linked_to is not none and not (linked_to is iterable and linked_to is not string and linked_to is not mapping and linked_to | length == 0) -%}
+    {%- do given.append('linked_to') -%}
+  {%- endif -%}
+  {%- if given -%}
+    {{ exceptions.raise_compiler_error(who ~ ": noise perturbs every cell and total by its people's cell key instead of hiding further"
+        ~ " cells, so it takes none of count_rows=true, protection and linked_to (given: " ~ given | join(', ')
+        ~ "); release without noise to use them") }}
+  {%- endif -%}
 {% endmacro %}
 
 {#- The dimensions as named (a list) and their hierarchies (a mapping), from dimensions=[...] or the

@@ -5,14 +5,17 @@
                  hierarchy, the count column, hide_zeros, the total label, null_unit and the
                  protection width (with the step every protecting cube moves by), and the
                  table it is linked to (_table_linked: its mart, its own dimension, where it is
-                 glued), which the gate reads back to check the two together, and
-                 on_small_change when set;
+                 glued), which the gate reads back to check the two together,
+                 on_small_change when set, and the noise when set (its mode, the ptable's
+                 content hash and the key's variable, as a count release's);
     plan         the JSON kept in kanon_audit_releases.release_plan: the policy, the dimensions
                  (name, column, top level, hierarchy: what the materialization snapshots and
                  what the gate reads back), and what the search did: cells, primary, secondary
                  and published cells, cells that are not the sum of their parts, the rounds and
                  seconds of the search, its first try's bounds (null: one try, every cube),
-                 the refusal. Counts of cells only, never a cell's count.
+                 the refusal; a noisy table's noise (_noise_policy, with the ptable's relation,
+                 which the gate recomputes the perturbation with). Counts of cells only, never
+                 a cell's count.
 -#}
 {% macro _table_policy(plan, search) %}
   {%- set dimensions = [] -%}
@@ -32,7 +35,14 @@
   {%- if plan.get('on_small_change', 'report') != 'report' -%}
     {%- do policy.update({'on_small_change': plan.on_small_change}) -%}
   {%- endif -%}
+  {%- set noise = kanon._noise_policy(plan.get('noise')) -%}
+  {%- if noise is not none -%}
+    {%- do policy.update({'noise': {'mode': noise.mode, 'ptable': noise.ptable, 'key_env': noise.key_env}}) -%}
+  {%- endif -%}
   {%- set recorded = dict(policy) -%}
+  {%- if noise is not none -%}
+    {%- do recorded.update({'noise': dict(noise, relation=plan.noise.ptable | string)}) -%}
+  {%- endif -%}
   {%- do recorded.update({
       'dimensions': dimensions,
       'cells': search.cells, 'primary': search.primary, 'secondary': search.secondary, 'published': search.published,

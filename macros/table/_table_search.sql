@@ -61,6 +61,9 @@
 -#}
 {% macro _table_search(plan) %}
   {%- set s = kanon._table_search_setup(plan) -%}
+  {#- a noisy table (docs/reference/noise.md) is protected by the perturbation of every cell and
+      total, not by secondaries: its primaries are hidden, and no cube is sought -#}
+  {%- if plan.get('noise') is not none -%}{%- do s.update({'done': true}) -%}{%- endif -%}
   {%- for _ in range(kanon._table_conflict_rounds() + 2) if not s.done -%}
     {%- set open = kanon._table_search_open(plan, s) -%}
     {%- do log('kanon table search, round ' ~ (s.rounds + 1) ~ ': ' ~ open ~ ' open cell(s)') -%}

@@ -33,22 +33,25 @@
     null_unit='ignore',
     protection=none,
     linked_to=none,
-    on_small_change='report'
+    on_small_change='report',
+    noise=none
 ) -%}
   {{ return(adapter.dispatch('release_table', 'kanon')(
       relation, privacy_unit, dimensions, hierarchies, row_dimension, column_dimension, k, count_column, count_rows, hide_zeros,
-      total_label, null_unit, protection, linked_to, on_small_change)) }}
+      total_label, null_unit, protection, linked_to, on_small_change, noise)) }}
 {%- endmacro %}
 
 {% macro default__release_table(relation, privacy_unit, dimensions, hierarchies, row_dimension, column_dimension, k, count_column,
-    count_rows, hide_zeros, total_label, null_unit, protection, linked_to, on_small_change) -%}
+    count_rows, hide_zeros, total_label, null_unit, protection, linked_to, on_small_change, noise) -%}
   {#- At parse time only the kind, the audit dependency and what a reader of the table must know
       to read its marks (are zeros hidden?) and what it promises (the protection width) are
       recorded: kanon_tools' attack reads them; and whether it is linked, which another table
-      linking to it must know (_table_linked_plan). -#}
+      linking to it must know (_table_linked_plan); and whether it is noisy, which the gate holds
+      the long form to (_gate_check__table_noise: a noisy table's totals are not additive). -#}
   {%- if not execute -%}
     {%- do config(kanon_table={'hide_zeros': hide_zeros is sameas true, 'protection': protection,
-        'linked': linked_to is not none and linked_to is not string and linked_to is not mapping and linked_to | length > 0}) -%}
+        'linked': linked_to is not none and linked_to is not string and linked_to is not mapping and linked_to | length > 0,
+        'noisy': noise is not none}) -%}
     {{ return(kanon._release_at_parse_time('table')) }}
   {%- endif -%}
   {%- set who = kanon._release_who('kanon.release_table') -%}
@@ -60,7 +63,7 @@
   {%- do kanon._check_enum(on_small_change, 'on_small_change', ['report', 'refuse'], who) -%}
   {%- set k, count_column = kanon._release_config_defaults(k, count_column, true, who) -%}
   {%- set plan = kanon._table_plan(who, relation, privacy_unit, dimensions, hierarchies, row_dimension, column_dimension, k,
-      count_column, count_rows, hide_zeros, total_label, null_unit, protection, linked_to) -%}
+      count_column, count_rows, hide_zeros, total_label, null_unit, protection, linked_to, noise) -%}
   {%- do plan.update({'on_small_change': on_small_change}) -%}
   {%- do kanon._table_linked_followers_warning(who) -%}
   {%- set search = kanon._table_search(plan) -%}
@@ -69,9 +72,10 @@
 
 {#- The published columns of one cell of `cells` (an alias with the columns of _k_table): per
     dimension its label (the total's is total_label; NULL for a NULL value), level and, with a
-    hierarchy, parent's label; the count when published, status and display; per dimension
-    whether the cell is the sum of its parts along it. Also the labels as SQL, for the audit, and
-    the columns' names. -#}
+    hierarchy, parent's label; the count when published (_k_shown: its count, or in a noisy table
+    its perturbed count), status and display; per dimension whether the cell is the sum of its
+    parts along it (never, as published, for a noisy table's totals). Also the labels as SQL, for
+    the audit, and the columns' names. -#}
 {% macro _table_published(plan, cells) %}
   {%- set q = kanon._quote -%}
   {%- set string = dbt.type_string() -%}
@@ -96,12 +100,14 @@
           ~ q(d.name ~ '_parent')) -%}
     {%- endif -%}
   {%- endfor -%}
-  {%- do columns.append('cast(case when ' ~ cells ~ "._k_status = 'published' then " ~ cells ~ '._k_n end as ' ~ dbt.type_bigint() ~ ') as ' ~ q(plan.count_column)) -%}
+  {%- do columns.append('cast(case when ' ~ cells ~ "._k_status = 'published' then " ~ cells ~ '._k_shown end as ' ~ dbt.type_bigint() ~ ') as ' ~ q(plan.count_column)) -%}
   {%- do columns.append('cast(' ~ cells ~ '._k_status as ' ~ string ~ ') as ' ~ q('status')) -%}
   {%- do columns.append('cast(case ' ~ cells ~ "._k_status when 'primary' then '<" ~ plan.k ~ "' when 'secondary' then '·' else cast(" ~ cells
-      ~ '._k_n as ' ~ string ~ ') end as ' ~ string ~ ') as ' ~ q('display')) -%}
+      ~ '._k_shown as ' ~ string ~ ') end as ' ~ string ~ ') as ' ~ q('display')) -%}
   {%- for d in plan.dims -%}
-    {%- do columns.append('cast(' ~ cells ~ '._k_add' ~ loop.index0 ~ ' as ' ~ dbt.type_boolean() ~ ') as ' ~ q(d.name ~ '_additive')) -%}
+    {%- set additive = ('case when ' ~ cells ~ '._k_l' ~ loop.index0 ~ ' > 0 then false end') if plan.get('noise') is not none
+        else (cells ~ '._k_add' ~ loop.index0) -%}
+    {%- do columns.append('cast(' ~ additive ~ ' as ' ~ dbt.type_boolean() ~ ') as ' ~ q(d.name ~ '_additive')) -%}
   {%- endfor -%}
   {#- the names, in the columns' order -#}
   {%- set names = [] -%}
@@ -114,9 +120,24 @@
 {% endmacro %}
 
 {#- The long form of a table release: every cell of the plan's table with the search's
-    secondaries hidden, the hidden cells' audit groups and the facts. -#}
+    secondaries hidden, the hidden cells' audit groups and the facts. A noisy table
+    (docs/reference/noise.md) publishes every cell and total that is not a primary as its count
+    plus the ptable's perturbation for its cell key, and a cell perturbed to 0 as 0 (a table shows
+    every cell; a count release leaves such a row out): its published cells go to the trail too
+    (PASS: true count, count shown, cell key), its primaries with their cell keys. -#}
 {% macro _table_long_form(plan, search, policy) -%}
+  {%- set noise = plan.get('noise') -%}
   {%- set published = kanon._table_published(plan, '_k_own') -%}
+  {%- set perturbed = kanon._noise_perturbed(noise, '_k_table', '_k_n') if noise is not none
+      else {'join': '', 'value': '_k_table._k_n'} -%}
+  {%- set group = {
+      'decision': "case _k_status when 'primary' then 'PRIMARY' when 'secondary' then 'SECONDARY'"
+          ~ (" else 'PASS'" if noise is not none else "") ~ " end",
+      'value': '_k_n'} -%}
+  {%- if noise is not none -%}
+    {%- do group.update({'people': "case when _k_status = 'published' then _k_n end",
+        'people_shown': "case when _k_status = 'published' then _k_shown end", 'cell_key': '_k_cell_key'}) -%}
+  {%- endif -%}
   {%- set statement -%}
   {%- set nulls = [] -%}
   {%- for column in published.columns -%}{%- do nulls.append('null as ' ~ column.split(' as ')[-1] ~ ',') -%}{%- endfor -%}
@@ -131,13 +152,18 @@
   {%- endfor -%}
   {#- each cell against what the live table shows (ADR 12) -#}
   {%- set compared = kanon._live_difference_ctes(kanon._release_live_relation(), keys,
-      "case when _k_own._k_status = 'published' then _k_own._k_n end", '_k_own', plan.count_column, false) -%}
+      "case when _k_own._k_status = 'published' then _k_own._k_shown end", '_k_own', plan.count_column, false) -%}
+  {%- do group.update({'labels': kanon._json_object(labels), 'levels': kanon._json_object(levels)}) -%}
 with
-{{ kanon._table_cells_ctes(plan, search.secondaries) }},
+{{ kanon._table_cells_ctes(plan, search.secondaries, noise) }},
 
-{#- this table's own cells (a linked table's are only searched with them: _table_linked) -#}
+{#- this table's own cells (a linked table's are only searched with them: _table_linked), with
+    what each shows when published -#}
 _k_own as (
-  select * from _k_table where {{ kanon._table_own_cell(plan, '_k_table') }}
+  select _k_table.*, {{ perturbed.value }} as _k_shown
+  from _k_table
+  {{ perturbed.join }}
+  where {{ kanon._table_own_cell(plan, '_k_table') }}
 )
 {%- if compared %},
 {{ compared }}
@@ -145,11 +171,7 @@ _k_own as (
 {# every cell, its count shown only when published #}
 select
   {{ published.columns | join(',\n  ') }},
-  {{ kanon._long_form_row('release', {
-      'decision': "case _k_status when 'primary' then 'PRIMARY' when 'secondary' then 'SECONDARY' end",
-      'labels': kanon._json_object(labels),
-      'levels': kanon._json_object(levels),
-      'value': '_k_n'}) }}
+  {{ kanon._long_form_row('release', group) }}
 from _k_own
 union all
 {# the facts: cells by fate (counts of cells, never a hidden cell's count) ... #}
@@ -170,6 +192,11 @@ union all
 union all
 {# ... and the privacy unit, the policy and plan the table was released under -#}
 {{ kanon._long_form_closing_facts(nulls, plan.privacy_unit, policy) }}
+{%- if noise is not none %}
+union all
+{# ... for a noisy table, which key its cell keys were made with (a fingerprint, never the key) -#}
+{{ kanon._long_form_key_fingerprint(nulls, noise.key_env) }}
+{%- endif %}
   {%- endset -%}
   {#- the long form inside what the table would publish (_long_form_published) -#}
   {{ kanon._long_form_published(statement, published.names) }}

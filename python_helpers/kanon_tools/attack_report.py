@@ -34,7 +34,8 @@ Prints counts and the keys (labels) of the cells found, never a hidden value or 
 interval would narrow a hidden value down). Exit codes: 0 no hidden cell can be worked out
 exactly (and, with --protection W, every interval is at least W wide); 1 a finding, a table
 that contradicts itself, reports that disagree, or no project, database or such table, in one
-line; 2 bad arguments.
+line; 2 bad arguments, or a table released with noise (its values are perturbed and its totals
+not additive: the audit does not apply to it).
 """
 
 from __future__ import annotations
@@ -492,6 +493,12 @@ def verdict_record(names: Sequence[str], protection: float, found: Sequence[Find
 def run_attack(args: argparse.Namespace) -> int:
     names = list(dict.fromkeys(args.report))  # a report named twice is read once
     emitted = [cli_operation(args, COMMAND, MACRO, {"report": name}) for name in names]
+    noisy = [name for name, table in zip(names, emitted, strict=True) if table.get("noisy")]
+    if noisy:  # its linear programs take published values as exact and totals as bounded by their parts
+        print(f"kanon {COMMAND}: {', '.join(noisy)} is released with noise (cell_key): its published values are "
+              "perturbed and its totals are not the sum of their parts, so the LP audit does not apply "
+              "(docs/reference/noise.md, \"Tables with totals\")", file=sys.stderr)
+        return 2
     code, found = _run_one(args, names[0], emitted[0]) if len(names) == 1 else _run_linked(args, names, emitted)
     if getattr(args, "verdict", None):
         try:

@@ -8,6 +8,9 @@
 {% macro _gate_check__no_exact_disclosure(gate) %}
   {%- set shared = kanon._table_gate_cells(gate) -%}
   {%- if shared.refusal -%}{{ return(shared.refusal) }}{%- endif -%}
+  {#- a noisy table's totals are perturbed, not the sum of their parts: no hidden cell is their
+      difference, and this check does not apply (check table_noise says so) -#}
+  {%- if shared.noisy -%}{{ return('') }}{%- endif -%}
   {%- set plan, step, n, lo, staged = shared.plan, shared.step, shared.n, shared.lo, shared.staged -%}
   {%- set k, staging = shared.k, shared.staging -%}
   {#- set-based, as the search's own check, on scratch tables as the search's (the staged

@@ -8,8 +8,11 @@
 
 {#- What the table's checks share: the plan the long form recorded, the protection width the
     model's config promises (release_table records it at parse time; held to as k is, whatever
-    the plan says of itself), and the staged cells as the CTE _k_staged (_table_staged_cte).
-    Returns {refusal, plan, step, dims, n, lo, staged, k, staging}. -#}
+    the plan says of itself), whether the config says the table is noisy (likewise: the checks
+    that rest on additive totals do not apply to one, so what turns them off is the config, not
+    the long form; check table_noise holds the long form to it), and the staged cells as the CTE
+    _k_staged (_table_staged_cte). Returns {refusal, plan, step, dims, n, lo, staged, k, staging,
+    noisy}. -#}
 {% macro _table_gate_cells(gate) %}
   {%- set read = kanon._gate_plan(gate, 'table') -%}
   {%- set plan, staging, k = read.plan, gate.staging, gate.k -%}
@@ -21,12 +24,13 @@
   {%- set lo = 0 if plan.hide_zeros else 1 -%}
   {%- set staged = kanon._table_staged_cte(plan, staging) -%}
   {{ return({'refusal': '', 'plan': plan, 'step': step, 'dims': dims, 'n': n, 'lo': lo, 'staged': staged, 'k': k,
-      'staging': staging}) }}
+      'staging': staging, 'noisy': (config.get('kanon_table') or {}).get('noisy') is sameas true}) }}
 {% endmacro %}
 
 {#- _k_staged: the staged table's published rows in the search's terms (per dimension level,
-    key and parent's key; the true count from _kanon_value, status), plus what they show (count,
-    display, additive along each dimension as _k_said<i>) and each line's bounds. -#}
+    key and parent's key; the true count from _kanon_value, status; a noisy table's cell key),
+    plus what they show (count, display, additive along each dimension as _k_said<i>) and each
+    line's bounds. -#}
 {% macro _table_staged_cte(plan, staging, linked_cells=none) %}
   {%- set q = kanon._quote -%}
   {%- set string = dbt.type_string() -%}
@@ -43,6 +47,7 @@ _k_staged_rows as (
     {{ q(d.name ~ '_additive') }} as _k_said{{ i }},
     {%- endfor %}
     _kanon_value as _k_n,
+    _kanon_cell_key as _k_cell_key,
     cast({{ q('status') }} as {{ string }}) as _k_status,
     case when cast({{ q('status') }} as {{ string }}) = 'published' then 0 else 1 end as _k_hidden,
     {{ q(plan.count_column) }} as _k_shown,
@@ -57,6 +62,7 @@ _k_staged_rows as (
     _k_c._k_l{{ loop.index0 }}, _k_c._k_k{{ loop.index0 }}, _k_c._k_pk{{ loop.index0 }}, cast(null as {{ dbt.type_boolean() }}) as _k_said{{ loop.index0 }},
     {%- endfor %}
     _k_c._k_n,
+    cast(null as {{ dbt.type_bigint() }}) as _k_cell_key,
     _k_c._k_status,
     case when _k_c._k_status = 'published' then 0 else 1 end as _k_hidden,
     cast(null as {{ dbt.type_bigint() }}) as _k_shown,

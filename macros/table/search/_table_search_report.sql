@@ -14,8 +14,11 @@
   {%- set counts = [0, 0, 0, 0, 0] -%}
   {%- if s.built -%}
     {%- do kanon._scratch_create(t.secondaries, 'select ' ~ (keys | join(', ')) ~ ' from ' ~ t.numbered ~ " where _k_status = 'secondary'") -%}
+    {#- a noisy table's totals are all perturbed, none the sum of its parts as published -#}
     {%- set non_additive = [] -%}
-    {%- for i in range(s.n) -%}{%- do non_additive.append('not _k_add' ~ i) -%}{%- endfor -%}
+    {%- for i in range(s.n) -%}
+      {%- do non_additive.append(('_k_l' ~ i ~ ' > 0') if plan.get('noise') is not none else ('not _k_add' ~ i)) -%}
+    {%- endfor -%}
     {%- set counts = run_query("select count(*), "
         ~ "coalesce(sum(case when _k_status = 'primary' then 1 else 0 end), 0), "
         ~ "coalesce(sum(case when _k_status = 'secondary' then 1 else 0 end), 0), "
