@@ -59,6 +59,10 @@
         input_shrink); and a record release's pseudonym key fingerprint (a keyed hash of a
         constant, never the key), compared with the previous release's. -#}
     {%- do columns.extend([('input_rows', bigint), ('key_fingerprint', string)]) -%}
+    {#- The facts the release's kind declares of its own (_release_own_facts: none of the
+        columns above), as JSON {fact: {value, text}}, for its report section; NULL when it has
+        none (counts, records, tables, hand-written). -#}
+    {%- do columns.append(('kind_facts', string)) -%}
   {%- else -%}
     {{ exceptions.raise_compiler_error("kanon: no audit table '" ~ which ~ "'") }}
   {%- endif -%}

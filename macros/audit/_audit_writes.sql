@@ -130,7 +130,8 @@
     {%- for fact in ['rows_compared', 'rows_changed_small', 'rows_held', 'rows_appeared', 'rows_disappeared', 'input_rows'] %},
     cast({{ facts[fact] if facts[fact] is not none else 'null' }} as {{ bigint }})
     {%- endfor %},
-    {{ kanon._sql_text(facts.key_fingerprint) }}
+    {{ kanon._sql_text(facts.key_fingerprint) }},
+    {{ kanon._sql_text(tojson(facts.kind_facts, sort_keys=true) if facts.get('kind_facts') else none) }}
   where {{ kanon._audit_not_yet_recorded(audit_releases, release) }}
 {% endmacro %}
 
