@@ -355,7 +355,7 @@ BAD_INPUTS: dict[str, str | tuple[str, ...]] = {
         "2 event(s) have a NULL privacy unit ('person'); null_unit='error' refuses the release",
     "bad_dominance_n": "dominance's n must be 1 or 2, got 3",
     "bad_gate_text_count": "count_column 'people' is of type",
-    "bad_max_suppression_hand_written": "max_suppression needs a kanon.release_counts model",
+    "bad_max_suppression_hand_written": "max_suppression needs a kanon.release_counts or kanon.release_records model",
     "bad_max_suppression_text": "max_suppression must be a share from 0 to 1",
     "bad_relation_text":
         "relation must be a relation such as ref('my_events') or source('app', 'events'), got the text",

@@ -143,3 +143,39 @@ def test_a_noisy_count_release_shows_its_noise_and_an_exact_one_does_not() -> No
     exact = report.render({"relation": "trail", "releases": RELEASES[:1], "tables": [], "decisions": [], "sizes": []})
     assert 'class="noise"' not in exact and "Noise after k" not in exact
 
+
+
+def test_a_kind_without_a_section_of_its_own_gets_the_generic_one() -> None:
+    """A kind kanon_tools builds no section for is never left out: with what its descriptor says
+    (cli_report's `kinds`) it gets its heading and the facts it names, shown as stated; a kind
+    kanon does not define (no descriptor) gets a generic heading, a note, and every fact the trail
+    recorded, a number below k as `< k` (nothing vouched that it is no count of people)."""
+    def release(report: str, kind: str | None, facts: dict[str, object], **more: object) -> dict[str, object]:
+        return {"report": report, "report_unique_id": f"model.p.{report}", "invocation_id": report,
+                "released_at": "2026-01-03 10:00:00", "status": "RELEASED", "release_kind": kind, "k": 5,
+                "rows_released": 8, "people_suppressed": 3, "suppression_rate": "0.1",
+                "kind_facts": json.dumps(facts), **more}
+
+    releases = [release("bands", "fifth", {"bands_floor_seen": {"value": 3, "text": "people"}, "other": {"value": 1}}),
+                release("odd", "sixth", {"thin_seen": {"value": 2, "text": None},
+                                         "label": {"value": None, "text": "x"}}),
+                release("old", None, {}, status="REFUSED", failed_check="compile"),
+                release("mine", "hand_written", {})]
+    kinds = {"fifth": {"called": "kanon.release_fifth", "heading": "Band releases",
+                       "facts": [["bands_floor_seen", "fewest people in a band"]]},
+             "sixth": None, "hand_written": {"called": "the model's own SQL", "heading": "Hand-written releases"}}
+    page = report.render({"relation": "trail", "releases": [*RELEASES, *releases], "kinds": kinds,
+                          "tables": [GRID], "decisions": []})
+    headings = re.findall(r"<h2>([^<]*)</h2>", page)
+    assert headings == ["Overview", "Count releases", "Tables with totals", "Band releases", "Hand-written releases",
+                        "Releases of kind sixth", "Releases of an unrecorded kind"]
+    sections = dict(re.findall(r"<h2>([^<]*)</h2>(.*?)(?=<h2>|</body>)", page, re.S))
+    band = sections["Band releases"]
+    assert "<th>fewest people in a band</th>" in band and "<td>3 (people)</td>" in band and "other" not in band
+    assert "<td>&lt; 5</td>" in band and "defines no release kind" not in band  # people suppressed 3 < k
+    odd = sections["Releases of kind sixth"]
+    assert "kanon here defines no release kind &#x27;sixth&#x27;" in odd
+    assert re.findall(r"<th>([^<]*)</th>", odd)[-2:] == ["label", "thin_seen"]
+    assert "<td>x</td><td>&lt; 5</td></tr>" in odd and "<td>2</td>" not in odd
+    assert "REFUSED (compile)" in sections["Releases of an unrecorded kind"]
+    assert "<h3>mine (hand_written)</h3>" in sections["Hand-written releases"]

@@ -67,6 +67,10 @@
         ('budget_source', string), ('budget_unit', string), ('epsilon_spent', kanon._records_double()),
         ('rho_spent', kanon._records_double()), ('delta_spent', kanon._records_double()),
         ('contributions_dropped', bigint), ('contributions_outside_cells', bigint)]) -%}
+    {#- The facts the release's kind declares of its own (_release_own_facts: none of the
+        columns above), as JSON {fact: {value, text}}, for its report section; NULL when it has
+        none (counts, records, tables, hand-written). -#}
+    {%- do columns.append(('kind_facts', string)) -%}
   {%- else -%}
     {{ exceptions.raise_compiler_error("kanon: no audit table '" ~ which ~ "'") }}
   {%- endif -%}

@@ -131,7 +131,8 @@
     cast({{ facts[fact] if facts[fact] is not none else 'null' }} as {{ bigint }})
     {%- endfor %},
     {{ kanon._sql_text(facts.key_fingerprint) }},
-    {{ kanon._audit_ledger_literals(facts) }}
+    {{ kanon._audit_ledger_literals(facts) }},
+    {{ kanon._sql_text(tojson(facts.kind_facts, sort_keys=true) if facts.get('kind_facts') else none) }}
   where {{ kanon._audit_not_yet_recorded(audit_releases, release) }}
 {% endmacro %}
 

@@ -7,5 +7,10 @@
                 'missing_values', 'rows_compared', 'rows_changed_small', 'rows_held', 'rows_appeared', 'rows_disappeared', 'key_fingerprint',
                 'contributions_dropped', 'contributions_outside_cells'],
       'checks': ['input_empty', 'input_shrink', 'min_count', 'null_unit', 'suppression_budget', 'small_change',
-                 'output_empty']}) }}
+                 'output_empty'],
+      'wording': {'release': 'count release', 'changed_by': 'people',
+                  'small_change_advice': "Release with on_small_change='hold' to hold such rows until the change reaches k.",
+                  'key': 'noise key', 'key_changed': "every count's noise differs from the previous release's, and a reader"
+                  ~ " comparing the two releases can average it away"},
+      'report': {'sizes': 'trail_groups'}}) }}
 {% endmacro %}

@@ -6,5 +6,9 @@
       'facts': ['cells_passed', 'cells_suppressed', 'records_in', 'records_suppressed', 'people_in', 'people_suppressed',
                 'rows_compared', 'rows_changed_small', 'rows_appeared', 'rows_disappeared', 'key_fingerprint'],
       'checks': ['input_empty', 'input_shrink', 'records_search', 'records_recount', 'records_budget', 'small_change',
-                 'output_empty']}) }}
+                 'output_empty'],
+      'wording': {'release': 'record release', 'rows': 'class(es) of records', 'key': 'pseudonym key',
+                  'key_changed': "every pseudonym differs from the previous release's, so its records cannot be linked with"
+                  ~ " this one's"},
+      'report': {'sizes': 'classes'}}) }}
 {% endmacro %}

@@ -7,5 +7,6 @@
                 'rows_appeared', 'rows_disappeared', 'key_fingerprint'],
       'shown': 'cells_passed',
       'checks': ['input_empty', 'input_shrink', 'table_search', 'table_noise', 'null_unit', 'table_recount', 'table_line_rule',
-                 'no_exact_disclosure', 'small_change', 'output_empty']}) }}
+                 'no_exact_disclosure', 'small_change', 'output_empty'],
+      'report': {'sizes': 'published_cells', 'grid': true}}) }}
 {% endmacro %}

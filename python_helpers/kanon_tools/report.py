@@ -23,7 +23,14 @@ The page shows
   the cells and totals at each size; then the grid its model publishes, every hidden cell marked
   PRIMARY or SECONDARY, the protection width, and the LP audit's result when `attack --verdict
   FILE` wrote one and `--attack FILE` gives it (the trail does not hold it; without one the page
-  says it is not recorded).
+  says it is not recorded);
+- per release of any other kind (a hand-written aggregate, a kind added to kanon), the generic
+  section: its releases' summary and the facts its kind declares of its own, as the trail records
+  them (`kind_facts`), under the heading and with the facts its descriptor's `report` names.
+
+A kind's section is looked up by the kind's name in `SECTIONS`, which `section` fills; a kind
+without one gets the generic section, never nothing. A kind defined outside this module needs no
+edit here: its descriptor's `report` says, as data, its heading and the facts its section shows.
 
 Every plot's numbers are printed beside it (kanon_tools.report_plots draws them), and the sizes
 are counted in the warehouse (kanon.cli_report), sizes below k never selected.
@@ -41,7 +48,8 @@ import base64
 import io
 import json
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from html import escape, unescape
 from pathlib import Path
 from string import Template
@@ -416,31 +424,144 @@ def _cell(cell: list[Any]) -> str:
     return _td(escape(str(cell[1])))
 
 
+# --- sections by release kind -------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SectionInput:
+    """What a kind's section reads besides its model's name and releases: the kind's name (None
+    when the trail does not record it), what its descriptor says of its report (cli_report's
+    `kinds`: heading, facts, sizes, grid; None for a kind kanon there does not define), the
+    trail's decisions, and the model's grid, sizes and LP audits."""
+
+    kind: str | None
+    spec: Mapping[str, Any] | None
+    decisions: list[dict[str, Any]]
+    grid: Mapping[str, Any] | None
+    sizes: Mapping[str, Any] | None
+    attacks: Sequence[Mapping[str, Any]]
+
+
+SectionBuilder = Callable[[str, list[dict[str, Any]], SectionInput], str]
+
+
+@dataclass(frozen=True)
+class Section:
+    heading: str
+    build: SectionBuilder
+
+
+# the sections built in code, by the name of their release kind (filled by `section`); every other
+# kind gets generic_section
+SECTIONS: dict[str, Section] = {}
+
+
+def section(kind: str, heading: str) -> Callable[[SectionBuilder], SectionBuilder]:
+    """Registers a builder as the section of the releases of `kind`, under `heading`."""
+    def register(build: SectionBuilder) -> SectionBuilder:
+        SECTIONS[kind] = Section(heading, build)
+        return build
+    return register
+
+
+@section("counts", "Count releases")
+def _counts(report: str, releases: list[dict[str, Any]], got: SectionInput) -> str:
+    return counts_section(report, releases, got.decisions, got.sizes)
+
+
+@section("records", "Record releases")
+def _records(report: str, releases: list[dict[str, Any]], got: SectionInput) -> str:
+    return records_section(report, releases, got.sizes)
+
+
+@section("table", "Tables with totals")
+def _tables(report: str, releases: list[dict[str, Any]], got: SectionInput) -> str:
+    return table_section(report, releases, got.grid, got.attacks, got.sizes)
+
+
+def _kind_facts(release: Mapping[str, Any]) -> dict[str, Any]:
+    """The facts a release's kind declared of its own, as the trail records them ({} when none)."""
+    try:
+        facts = json.loads(release.get("kind_facts") or "{}")
+    except ValueError:
+        return {}
+    return facts if isinstance(facts, dict) else {}
+
+
+def _fact(stated: Any, k: Any, vouched: bool) -> str:
+    """A fact as its long form stated it (a number, a text, or both); a number the kind did not
+    vouch for (one its descriptor's report does not name) is shown as `_below_k` shows counts."""
+    if not isinstance(stated, Mapping):
+        return _show(stated)
+    value, text = stated.get("value"), stated.get("text")
+    shown = None if value is None else (escape(str(value)) if vouched else _below_k(value, k))
+    if shown is not None and text is not None:
+        return f"{shown} ({escape(str(text))})"
+    return shown if shown is not None else _show(text)
+
+
+def generic_section(report: str, releases: list[dict[str, Any]], got: SectionInput) -> str:
+    """A release of a kind with no section of its own: its releases' summary beside the facts its
+    kind declared of its own, the facts its descriptor's report names (with their labels, shown as
+    they are) or else every fact the trail recorded (a number below k shown as `< k`)."""
+    named = (got.spec or {}).get("facts")
+    if isinstance(named, list) and named:
+        facts = [(str(f[0]), str(f[1] if len(f) > 1 else f[0])) if isinstance(f, list) else (str(f), str(f))
+                 for f in named]
+    else:
+        facts = [(name, name) for name in sorted({n for r in releases for n in _kind_facts(r)})]
+    vouched = bool(named)
+    out = [f"<h3>{escape(report)} ({escape(got.kind or 'kind not recorded')})</h3>"]
+    if got.spec is None:
+        out.append('<p class="note">' + (f"kanon here defines no release kind {escape(repr(got.kind))}"
+                                          if got.kind else "The trail does not record this release's kind")
+                   + ": its releases are shown as the trail records them.</p>")
+    rows = [_row([_td(_when(r.get("released_at")), "name"), _td(_status(r), "name"), _td(_show(r.get("k"))),
+                  _td(_show(r.get("rows_released"))), _td(_below_k(r.get("people_suppressed"), r.get("k"))),
+                  _td(_rate(r.get("suppression_rate"))),
+                  *(_td(_fact(_kind_facts(r).get(name), r.get("k"), vouched)) for name, _ in facts)],
+                 "refused" if r.get("status") == "REFUSED" else "") for r in releases]
+    header = ["released at", "status", "k", "rows", "people suppressed", "suppression rate",
+              *(label for _, label in facts)]
+    return "".join(out) + _table(header, rows, "kind-facts")
+
+
+def _spec(specs: Mapping[str, Any], kind: str | None) -> Mapping[str, Any] | None:
+    """What the kind's descriptor says of its report, from cli_report's `kinds` (None: no such kind)."""
+    spec = specs.get(kind) if kind is not None else None
+    return spec if isinstance(spec, Mapping) else None
+
+
+def _heading(kind: str | None, spec: Mapping[str, Any] | None) -> str:
+    if kind in SECTIONS:
+        return SECTIONS[kind].heading
+    heading = (spec or {}).get("heading")
+    return str(heading) if heading else f"Releases of kind {kind}" if kind else "Releases of an unrecorded kind"
+
+
 def render(data: Mapping[str, Any], title: str = "kanon releases: a report for reviewers",
            period: str = "the whole trail", attacks: Sequence[Mapping[str, Any]] = ()) -> str:
     releases = list(data.get("releases") or [])
     decisions = list(data.get("decisions") or [])
     grids = {g.get("report_unique_id"): g for g in data.get("tables") or []}
     sizes = {s.get("report_unique_id"): s for s in data.get("sizes") or []}
+    specs = data.get("kinds") or {}
     by_model: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in releases:
         by_model[str(r.get("report_unique_id"))].append(r)
-    sections: dict[str, list[str]] = {"counts": [], "records": [], "table": []}
+    sections: dict[str | None, list[str]] = defaultdict(list)
     for unique_id, rs in by_model.items():
         kinds = [r.get("release_kind") for r in rs if r.get("release_kind")]
-        kind = kinds[-1] if kinds else None
-        name = str(rs[-1].get("report"))
-        if kind == "counts":
-            sections["counts"].append(counts_section(name, rs, decisions, sizes.get(unique_id)))
-        elif kind == "records":
-            sections["records"].append(records_section(name, rs, sizes.get(unique_id)))
-        elif kind == "table":
-            sections["table"].append(table_section(name, rs, grids.get(unique_id), attacks, sizes.get(unique_id)))
+        kind = str(kinds[-1]) if kinds else None
+        spec = _spec(specs, kind)
+        got = SectionInput(kind, spec, decisions, grids.get(unique_id), sizes.get(unique_id), attacks)
+        build = SECTIONS[kind].build if kind in SECTIONS else generic_section
+        sections[kind].append(build(str(rs[-1].get("report")), rs, got))
     body = [overview(releases)]
-    for heading, key in (("Count releases", "counts"), ("Record releases", "records"),
-                         ("Tables with totals", "table")):
-        if sections[key]:
-            body.append(f"<h2>{heading}</h2>" + "".join(sections[key]))
+    # the kinds kanon_tools builds sections for first, as registered; then the others by name
+    order: list[str | None] = [kind for kind in SECTIONS if kind in sections]
+    order += sorted((kind for kind in sections if kind not in SECTIONS), key=lambda kind: (kind is None, kind or ""))
+    for kind in order:
+        body.append(f"<h2>{escape(_heading(kind, _spec(specs, kind)))}</h2>" + "".join(sections[kind]))
     subtitle = (f"{len(releases)} release(s) of {len(by_model)} model(s), {escape(period)}, from "
                 f"{escape(str(data.get('relation', 'the audit trail')))}. Names and counts only: no count below k, "
                 "no hidden value.")

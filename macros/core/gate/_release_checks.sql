@@ -43,8 +43,8 @@
 {% macro _gate_plan(gate, kind) %}
   {%- set plan = fromjson(gate.facts.release_plan or '{}') -%}
   {%- if plan.get('kind') != kind -%}
-    {{ return({'plan': plan, 'refusal': "the long form carries no " ~ {'records': 'record', 'table': 'table'}.get(kind, kind)
-        ~ " release plan"}) }}
+    {%- set wording = kanon._release_kind_wording(dict(kanon._release_kind_descriptor(kind), name=kind)) -%}
+    {{ return({'plan': plan, 'refusal': "the long form carries no " ~ wording.release ~ " plan"}) }}
   {%- endif -%}
   {{ return({'plan': plan, 'refusal': ''}) }}
 {% endmacro %}

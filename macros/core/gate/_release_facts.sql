@@ -23,7 +23,8 @@
     a finite number of at least k, _count_below_k), and
     from a long form every fact it states (_long_form_facts); in the same query, from the trail,
     the report's previous release's input rows and key fingerprint. Also the count column as
-    resolved. -#}
+    resolved. The core's facts under the keys below, with their defaults; the kind's own facts
+    under their own names (_release_own_facts). -#}
 {% macro _release_facts(staging, staged, count_column, k, kind, audit_releases) %}
   {%- set long_form = kind.long_form -%}
   {#- a release without a count column (records) has no row to compare with k: its gate recounts -#}
@@ -87,7 +88,30 @@
       'previous_key_fingerprint': row[3],
   } -%}
   {%- do result.update({'cells_in': result.cells_passed + result.cells_generalized + result.cells_suppressed}) -%}
+  {%- do result.update(kanon._release_own_facts(kind, stated, result)) -%}
   {{ return(result) }}
+{% endmacro %}
+
+{#- The facts a kind declares that the core gives no meaning of its own (_long_form_core_facts),
+    each under its own name as the long form states it, {value, text} (a number or none, a text
+    or none), and all of them together as kind_facts, which the summary row records
+    (kanon_audit_releases.kind_facts) for the kind's report section: a new kind's fact reaches
+    its checks, warnings and report with no edit to the core. A fact stated on several rows
+    reads as the largest value and text. A fact named like a figure the gate computes itself
+    is refused: it would hide that figure. -#}
+{% macro _release_own_facts(kind, stated, computed) %}
+  {%- set own = {} -%}
+  {%- set core = kanon._long_form_core_facts() -%}
+  {%- for fact in kind.facts if fact not in core -%}
+    {%- if fact in computed or fact in ['kind_facts', 'suppression_rate'] -%}
+      {{ exceptions.raise_compiler_error("kanon: release kind '" ~ kind.name ~ "' declares a fact '" ~ fact
+          ~ "', the name of a figure the gate computes itself; give the fact another name") }}
+    {%- endif -%}
+    {%- set found = stated.get(fact, {}) -%}
+    {%- set value = found.get('value') -%}
+    {%- do own.update({fact: {'value': (value | int) if value is not none else none, 'text': found.get('text')}}) -%}
+  {%- endfor -%}
+  {{ return(dict(own, kind_facts=own)) }}
 {% endmacro %}
 
 {#- kanon_audit_releases.suppression_rate: the share of what the kind's rate is of (rate_of,

@@ -1,6 +1,8 @@
 {#- Warnings about a release that will be published: nothing at all (consented to by
     allow_empty_input or allow_empty_output, check output_empty), events without a person,
-    values missing from a hierarchy. -#}
+    values missing from a hierarchy, rows changed by less than k since the previous release, a
+    key that changed (in the kind's words, _release_kind_wording); then the kind's own warnings
+    (_warn_release_own). -#}
 {% macro _warn_release_facts(facts, staging, kind) %}
   {%- set long_form = kind.long_form -%}
   {#- the gate let it through: the input was empty (allow_empty_input) or allow_empty_output -#}
@@ -17,20 +19,20 @@
   {%- if 'missing_values' in kind.facts -%}
     {%- do kanon._warn_missing_labels(staging) -%}
   {%- endif -%}
+  {%- set says = kanon._release_kind_wording(kind) -%}
   {%- if facts.rows_changed_small -%}
-    {%- set counts = facts.rows_held is not none -%}
     {%- do exceptions.warn("kanon: " ~ model.unique_id ~ ": " ~ facts.rows_changed_small ~ " of " ~ facts.rows_compared
-        ~ (" row(s)" if counts or not facts.records_in else " class(es) of records") ~ " published before changed by 1 to "
-        ~ (config.get('k') - 1) ~ (" people" if counts else "") ~ " since the previous release: a reader comparing the two"
-        ~ " releases counts those people (a differencing risk). " ~ (facts.rows_held ~ " row(s) are held at their previous value."
-        if facts.rows_held else ("Release with on_small_change='hold' to hold such rows until the change reaches k." if counts
-        else "Release less often, or with on_small_change='refuse' to keep the previous release until such changes are gone."))) -%}
+        ~ " " ~ says.rows ~ " published before changed by 1 to " ~ (config.get('k') - 1) ~ (" " ~ says.changed_by if says.changed_by
+        else "") ~ " since the previous release: a reader comparing the two releases counts those people (a differencing"
+        ~ " risk). " ~ (facts.rows_held ~ " row(s) are held at their previous value." if facts.rows_held
+        else says.small_change_advice)) -%}
   {%- endif -%}
   {%- if facts.key_fingerprint and facts.previous_key_fingerprint and facts.key_fingerprint != facts.previous_key_fingerprint -%}
-    {%- do exceptions.warn("kanon: " ~ model.unique_id ~ ": the pseudonym key changed since the previous release (key fingerprint "
-        ~ facts.key_fingerprint ~ ", was " ~ facts.previous_key_fingerprint ~ "): every pseudonym differs from the previous"
-        ~ " release's, so its records cannot be linked with this one's. Release with the previous key if that was not intended.") -%}
+    {%- do exceptions.warn("kanon: " ~ model.unique_id ~ ": the " ~ says.key ~ " changed since the previous release (key"
+        ~ " fingerprint " ~ facts.key_fingerprint ~ ", was " ~ facts.previous_key_fingerprint ~ "): " ~ says.key_changed
+        ~ ". Release with the previous key if that was not intended.") -%}
   {%- endif -%}
+  {%- do kanon._warn_release_own(kind, facts, staging) -%}
 {% endmacro %}
 
 {#- Warns for every dimension whose values the release found missing from its hierarchy (they
@@ -43,5 +45,23 @@
         "kanon: " ~ model.unique_id ~ ": " ~ values ~ " distinct value(s) of '" ~ dimension
         ~ "' are missing from its hierarchy; they are released only at its root. "
         ~ "Add them to the hierarchy seed (the kanon.hierarchy_covers test lists them).") -%}
+  {%- endfor -%}
+{% endmacro %}
+
+{#- The warnings a kind names in its descriptor (`warnings`), in order: each the macro
+    _gate_warning__<name>(gate), found by name as the gate's checks are, returning a message or
+    a list of them ('' or [] for none), each warned as "kanon: <model>: <message>". -#}
+{% macro _warn_release_own(kind, facts, staging) %}
+  {%- for name in kind.get('warnings') or [] -%}
+    {%- set warning = kanon.get('_gate_warning__' ~ name) -%}
+    {%- if warning is none -%}
+      {{ exceptions.raise_compiler_error("kanon: release kind '" ~ kind.name ~ "' names a warning '" ~ name
+          ~ "' but kanon has no macro _gate_warning__" ~ name) }}
+    {%- endif -%}
+    {%- set said = warning({'kind': kind, 'facts': facts, 'staging': staging, 'k': config.get('k'),
+        'count_column': facts.count_column}) -%}
+    {%- for message in ([said] if said is string else said) if message -%}
+      {%- do exceptions.warn("kanon: " ~ model.unique_id ~ ": " ~ message) -%}
+    {%- endfor -%}
   {%- endfor -%}
 {% endmacro %}

@@ -4,5 +4,6 @@
 {% macro _release_kind__hand_written() %}
   {{ return({'called': "the model's own SQL", 'long_form': false, 'facts': [], 'count': true, 'budget': false,
       'rate_of': 'cells', 'order_by': none,
-      'checks': ['input_empty', 'input_shrink', 'min_count', 'output_empty']}) }}
+      'checks': ['input_empty', 'input_shrink', 'min_count', 'output_empty'],
+      'report': {'heading': 'Hand-written releases'}}) }}
 {% endmacro %}

@@ -53,9 +53,11 @@
                          key), for a record release that pseudonymizes, or a noisy release's key
       contributions_dropped        a dp count release's (person, cell) pairs beyond its bound
                                    on cells per person (dropped before counting)
-      contributions_outside_cells  a dp count release's (person, cell) pairs in no declared cell -#}
+      contributions_outside_cells  a dp count release's (person, cell) pairs in no declared cell
+    A kind may declare facts of its own besides these: the gate reads each under its own name
+    and the trail records them (_release_own_facts). -#}
 {% macro _long_form_facts(kind=none) %}
-  {%- set facts = ['privacy_unit', 'policy_fingerprint', 'release_plan', 'input_rows'] -%}
+  {%- set facts = kanon._long_form_core_facts()[:4] -%}
   {%- set kinds = [kind] if kind is not none else [] -%}
   {%- if kind is none -%}
     {%- for name in kanon._release_kind_names() -%}
@@ -68,6 +70,15 @@
     {%- endfor -%}
   {%- endfor -%}
   {{ return(facts) }}
+{% endmacro %}
+
+{#- The facts whose meaning the core defines (documented above, every long form's own four
+    first), each read by the gate under a key of its own (_release_facts). -#}
+{% macro _long_form_core_facts() %}
+  {{ return(['privacy_unit', 'policy_fingerprint', 'release_plan', 'input_rows', 'cells_passed', 'cells_generalized',
+      'cells_suppressed', 'people_suppressed', 'people_in', 'events_null_unit', 'missing_values', 'records_in',
+      'records_suppressed', 'rows_compared', 'rows_changed_small', 'rows_held', 'rows_appeared', 'rows_disappeared',
+      'key_fingerprint', 'contributions_dropped', 'contributions_outside_cells']) }}
 {% endmacro %}
 
 {#- The column marking a row's kind. -#}
