@@ -144,6 +144,23 @@ def test_a_noisy_count_release_shows_its_noise_and_an_exact_one_does_not() -> No
     assert 'class="noise"' not in exact and "Noise after k" not in exact
 
 
+def test_a_dp_release_shows_what_it_spent_and_what_is_left() -> None:
+    """The mechanism, the spend, the budget and what remains, the standard deviation and the
+    noise's distribution: what a reviewer of a differentially private release wants to see."""
+    noise = {"mode": "dp", "mechanism": "laplace", "max_cells_per_person": 2, "scale": 4.0, "variance": 31.5,
+             "key_env": "KANON_NOISE_KEY", "spent": {"source": "circulation", "epsilon": 0.5, "delta": 2e-10},
+             "budget": {"epsilon": 2.0, "delta": 1e-6}, "remaining": {"epsilon": 1.25, "delta": 9e-7},
+             "distribution": [[-1, 0.2], [0, 0.24], [1, 0.2]]}
+    plan = {"dimensions": [{"name": "age", "depth": 2}], "ladder": [[1]], "noise": noise}
+    page = report.render({"relation": "trail", "releases": [dict(RELEASES[0], release_plan=json.dumps(plan))],
+                          "tables": [], "decisions": [], "sizes": []})
+    for text in ("dp (differential privacy)", "laplace", "circulation", "<td>0.5</td>", "<td>1.25</td>",
+                 "<td>5.61</td>", "epsilon left", "ledger"):
+        assert text in page, text
+    assert "the Cell Key Method is not" not in page
+    figure = re.search(r'<figure class="noise">(.*?)</figure>', page, re.S)
+    assert figure and re.findall(r"<td>([0-9.]+)</td>", figure.group(1)) == ["0.2000", "0.2400", "0.2000"]
+
 
 def test_a_kind_without_a_section_of_its_own_gets_the_generic_one() -> None:
     """A kind kanon_tools builds no section for is never left out: with what its descriptor says

@@ -268,28 +268,46 @@ def counts_section(report: str, releases: list[dict[str, Any]], decisions: list[
 
 
 def _noise(noise: Any) -> str:
-    """A noisy release's noise (its plan's `noise`, docs/reference/noise.md): the mode, the ptable,
-    the key's variable, the standard deviation a reader's margins of error rest on, and the
-    perturbation's distribution, drawn and as a table. Nothing for an exact release."""
+    """A noisy release's noise (its plan's `noise`, docs/reference/noise.md): what it rests on, the
+    standard deviation a reader's margins of error rest on, and the noise's distribution, drawn and
+    as a table; for mode dp, what it spent of its budget and what is left. Nothing for an exact release."""
     if not isinstance(noise, Mapping):
         return ""
     variance = noise.get("variance")
     sd = f"{float(variance) ** 0.5:.2f}" if isinstance(variance, int | float) and variance >= 0 else "not recorded"
-    facts = _table(["", ""], [_row([_td(escape(name), "name"), _td(_show(value))]) for name, value in (
-        ("mode", noise.get("mode")), ("perturbation table (content hash)", noise.get("ptable")),
-        ("its last count, imax", noise.get("imax")), ("key variable (never the key)", noise.get("key_env")),
-        ("variance of a published count", variance), ("standard deviation", sd),
-        ("privacy budget", "none spent: the Cell Key Method is not differential privacy"))])
-    out = ["<p>Noise after k: every published count is its true count plus v, read from the perturbation table by "
-           "the count and the row's cell key (the same people, the same v). Rows perturbed to 0 are not published. "
-           "A reader's margin of error: about two standard deviations.</p>", facts]
+    if noise.get("mode") == "dp":
+        spent, remaining = noise.get("spent") or {}, noise.get("remaining") or {}
+        measure = "epsilon" if "epsilon" in spent else "rho"
+        shown: list[tuple[str, Any]] = [
+            ("mode", "dp (differential privacy)"), ("mechanism", noise.get("mechanism")),
+            ("cells per person at most", noise.get("max_cells_per_person")), ("scale", noise.get("scale")),
+            ("budget source", spent.get("source")), (f"{measure} spent", spent.get(measure)),
+            ("delta spent", spent.get("delta")), (f"{measure} budget", (noise.get("budget") or {}).get(measure)),
+            (f"{measure} left", remaining.get(measure)), ("delta left", remaining.get("delta")),
+            ("key variable (never the key)", noise.get("key_env")),
+            ("variance of a published count", variance), ("standard deviation", sd)]
+        intro = ("<p>Differential privacy: every declared cell is its true count (each person in at most the bound's "
+                 "cells) plus a keyed draw of the mechanism; cells whose noisy count is below k are not published. "
+                 "What the release spent is on the ledger. A reader's margin of error: about two standard "
+                 "deviations.</p>")
+        title, label = "the noise added to every declared cell", "z"
+    else:
+        shown = [("mode", noise.get("mode")), ("perturbation table (content hash)", noise.get("ptable")),
+                 ("its last count, imax", noise.get("imax")), ("key variable (never the key)", noise.get("key_env")),
+                 ("variance of a published count", variance), ("standard deviation", sd),
+                 ("privacy budget", "none spent: the Cell Key Method is not differential privacy")]
+        intro = ("<p>Noise after k: every published count is its true count plus v, read from the perturbation "
+                 "table by the count and the row's cell key (the same people, the same v). Rows perturbed to 0 are "
+                 "not published. A reader's margin of error: about two standard deviations.</p>")
+        title, label = f"the perturbation of counts of {noise.get('imax')} or more", "v"
+    out = [intro, _table(["", ""], [_row([_td(escape(name), "name"), _td(_show(value))]) for name, value in shown])]
     distribution = noise.get("distribution")
     if isinstance(distribution, list) and distribution:
         pairs = [(int(v), float(p)) for v, p in distribution]
-        table = _table(["v", *(str(v) for v, _ in pairs)],
+        table = _table([label, *(str(v) for v, _ in pairs)],
                        [_row([_td("probability", "name"), *(_td(f"{p:.4f}") for _, p in pairs)])], "sizes")
-        out.append(_figure("noise", report_plots.noise_distribution(pairs, noise.get("imax")),
-                           "the perturbation's distribution", table))
+        out.append(_figure("noise", report_plots.noise_distribution(pairs, title, label),
+                           "the noise's distribution", table))
     return "".join(out)
 
 

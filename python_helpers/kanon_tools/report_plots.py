@@ -191,17 +191,17 @@ def grid_picture(grid: Mapping[str, Any]) -> Any:
     return figure
 
 
-def noise_distribution(distribution: Sequence[tuple[int, float]], imax: Any) -> Any:
-    """A noisy release's perturbation of counts >= imax: the probability of each v (what the
-    page prints beside it, from the release's plan)."""
+def noise_distribution(distribution: Sequence[tuple[int, float]], title: str, label: str = "v") -> Any:
+    """A noisy release's noise: the probability of each value added to a count (what the page
+    prints beside it, from the release's plan)."""
     plt = pyplot()
     figure, axis = plt.subplots(figsize=(5, 2.6))
     values = [v for v, _ in distribution]
     axis.bar(values, [p for _, p in distribution], color="#3b6fb6")
     axis.set_xticks(values)
-    axis.set_xlabel("v, added to a count")
+    axis.set_xlabel(f"{label}, added to a count")
     axis.set_ylabel("probability")
-    axis.set_title(f"the perturbation of counts of {imax} or more", fontsize=10)
+    axis.set_title(title, fontsize=10)
     axis.grid(axis="y", alpha=.3)
     figure.tight_layout()
     return figure

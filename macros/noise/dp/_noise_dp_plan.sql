@@ -82,9 +82,15 @@
   {%- set identity = {'mode': 'dp', 'mechanism': noise.mechanism, noise.spends: noise.amount, 'max_cells_per_person': noise.bound,
       'cells': (noise.cells | string) if noise.cells is not none else none, 'levels': noise.levels, 'key_env': noise.key_env} -%}
   {%- set recorded = dict(identity) -%}
+  {#- the noise's distribution near 0 (|z| <= 10), as the report draws it -#}
+  {%- set distribution = [] -%}
+  {%- for z, lo, hi in noise.table.rows if z | abs <= 10 -%}
+    {%- do distribution.append([z, ((hi - lo) / 2 ** kanon._noise_dp_bits()) | round(6)]) -%}
+  {%- endfor -%}
   {%- do recorded.update({
       'identity': identity, 'scale': noise.scale, 'variance': noise.table.variance, 'table_bound': noise.table.bound,
       'table_hash': local_md5(tojson(noise.table.rows)), 'tv': noise.table.tv, 'nonce': noise.nonce,
+      'distribution': distribution,
       'spent': {'source': noise.budget_source, noise.spends: noise.amount, 'delta': noise.delta},
       'budget': noise.budget}) -%}
   {%- if noise.get('spent_before') is not none -%}
