@@ -153,7 +153,7 @@ def releases(wh: Warehouse, model: str) -> list[tuple[Any, ...]]:
     """Its RELEASED rows, oldest first: plan, ledger columns and facts."""
     return wh.query(
         "select release_plan, budget_source, budget_unit, epsilon_spent, rho_spent, delta_spent, "
-        "contributions_dropped, contributions_outside_cells, invocation_id, cells_passed, cells_suppressed "
+        "contributions_dropped, events_outside_cells, invocation_id, cells_passed, cells_suppressed "
         f"from {wh.schema}_kanon_audit.kanon_audit_releases where report_unique_id = 'model.dp_host.{model}' "
         "and status = 'RELEASED' order by released_at")
 

@@ -62,11 +62,11 @@
     {#- The privacy budget's ledger (noise mode 'dp', docs/reference/noise.md): whose budget the
         release spent (its source and privacy unit) and how much (epsilon for the Laplace
         mechanism, rho for the Gaussian, delta for both); a dp release's contributions dropped by
-        its bound on cells per person, and those outside its declared cells. NULL otherwise. -#}
+        its bound on cells per person, and its events in no declared cell. NULL otherwise. -#}
     {%- do columns.extend([
         ('budget_source', string), ('budget_unit', string), ('epsilon_spent', kanon._records_double()),
         ('rho_spent', kanon._records_double()), ('delta_spent', kanon._records_double()),
-        ('contributions_dropped', bigint), ('contributions_outside_cells', bigint)]) -%}
+        ('contributions_dropped', bigint), ('events_outside_cells', bigint)]) -%}
     {#- The facts the release's kind declares of its own (_release_own_facts: none of the
         columns above), as JSON {fact: {value, text}}, for its report section; NULL when it has
         none (counts, records, tables, hand-written). -#}

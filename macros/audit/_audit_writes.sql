@@ -157,7 +157,7 @@
   {{ return([
       kanon._sql_text(spent.source), kanon._sql_text(facts.privacy_unit),
       number(spent.get('epsilon'), float), number(spent.get('rho'), float), number(spent.delta, float),
-      number(facts.get('contributions_dropped'), bigint), number(facts.get('contributions_outside_cells'), bigint)] | join(', ')) }}
+      number(facts.get('contributions_dropped'), bigint), number(facts.get('events_outside_cells'), bigint)] | join(', ')) }}
 {% endmacro %}
 
 {#- A number as a typed literal, NULL for none; floats written with repr's precision. -#}

@@ -5,7 +5,7 @@
       'order_by': none,
       'facts': ['cells_passed', 'cells_generalized', 'cells_suppressed', 'people_suppressed', 'people_in', 'events_null_unit',
                 'missing_values', 'rows_compared', 'rows_changed_small', 'rows_held', 'rows_appeared', 'rows_disappeared', 'key_fingerprint',
-                'contributions_dropped', 'contributions_outside_cells'],
+                'contributions_dropped', 'events_outside_cells'],
       'checks': ['input_empty', 'input_shrink', 'min_count', 'null_unit', 'suppression_budget', 'small_change',
                  'output_empty'],
       'wording': {'release': 'count release', 'changed_by': 'people',

@@ -101,15 +101,15 @@ def draw(key_hex: str, nonce: str, labels: Sequence[str]) -> int:
 def bounded_counts(person_cells: Mapping[str, Iterable[tuple[str, ...]]], cells: Iterable[tuple[str, ...]],
                    bound: int) -> tuple[dict[tuple[str, ...], int], int, int]:
     """People per declared cell, each person counted in at most `bound` of their cells (the
-    first by md5 of cell and person, then by the labels); and the pairs dropped by the bound and
-    outside the declared cells."""
+    first by md5 of cell and person, then by the labels); the (person, cell) pairs dropped by the
+    bound, and the events in no declared cell. `person_cells` holds a cell per event."""
     declared = set(cells)
     counts: dict[tuple[str, ...], int] = defaultdict(int)
     dropped = outside = 0
     for person, theirs in person_cells.items():
-        mine = sorted(set(theirs))
-        inside = [c for c in mine if c in declared]
-        outside += len(mine) - len(inside)
+        theirs = list(theirs)
+        outside += sum(c not in declared for c in theirs)
+        inside = [c for c in sorted(set(theirs)) if c in declared]
         inside.sort(key=lambda c: (hashlib.md5(f"{cell_text(c)}:{person}".encode()).hexdigest(), c))
         for c in inside[:bound]:
             counts[c] += 1

@@ -83,7 +83,7 @@
       'input_rows': value(stated, 'input_rows', published),
       'key_fingerprint': stated.get('key_fingerprint', {}).get('text'),
       'contributions_dropped': value(stated, 'contributions_dropped', none),
-      'contributions_outside_cells': value(stated, 'contributions_outside_cells', none),
+      'events_outside_cells': value(stated, 'events_outside_cells', none),
       'previous_input_rows': (row[2] | int) if row[2] is not none else none,
       'previous_key_fingerprint': row[3],
   } -%}

@@ -53,7 +53,7 @@
                          key), for a record release that pseudonymizes, or a noisy release's key
       contributions_dropped        a dp count release's (person, cell) pairs beyond its bound
                                    on cells per person (dropped before counting)
-      contributions_outside_cells  a dp count release's (person, cell) pairs in no declared cell
+      events_outside_cells         a dp count release's events (with a person) in no declared cell
     A kind may declare facts of its own besides these: the gate reads each under its own name
     and the trail records them (_release_own_facts). -#}
 {% macro _long_form_facts(kind=none) %}
@@ -78,7 +78,7 @@
   {{ return(['privacy_unit', 'policy_fingerprint', 'release_plan', 'input_rows', 'cells_passed', 'cells_generalized',
       'cells_suppressed', 'people_suppressed', 'people_in', 'events_null_unit', 'missing_values', 'records_in',
       'records_suppressed', 'rows_compared', 'rows_changed_small', 'rows_held', 'rows_appeared', 'rows_disappeared',
-      'key_fingerprint', 'contributions_dropped', 'contributions_outside_cells']) }}
+      'key_fingerprint', 'contributions_dropped', 'events_outside_cells']) }}
 {% endmacro %}
 
 {#- The column marking a row's kind. -#}

@@ -15,25 +15,33 @@
   _k_dp_cells as {{ materialized }} (
     {{ kanon._counts_dp_cells(plan) }}
   ),
+  {#- each event's cell at the declared levels, kept when declared: one join with the cells and
+      one grouping by person and cell over the events (not a distinct of every person's cells
+      first: most of a fine report's pairs are outside a declared set) -#}
   _k_dp_person_cells as {{ materialized }} (
-    select distinct
-      _k_raw._k_person
-      {%- for d in plan.dims %}
-      {%- set i = loop.index0 %}
-      {%- set value = '_k_raw._k_d' ~ i ~ '_value' %}
-      {%- set recoded = kanon._hierarchy_recode(d, levels[i], value, '_k_hierarchy' ~ i, '_k_roots._k_root' ~ i)
-          if levels[i] > 0 else {'label': value, 'level': '0'} %},
-      {{ recoded.label }} as _k_c{{ i }},
-      {{ recoded.level }} as _k_l{{ i }}
-      {%- endfor %}
+    select _k_labelled._k_person{% for c in cells %}, _k_labelled.{{ c }}{% endfor %}, count(*) as _k_events
     from (
-      select distinct _k_person{% for i in range(plan.dims | length) %}, _k_d{{ i }}_value{% endfor %} from _k_events
-    ) as _k_raw
-    cross join _k_roots
-    {%- for d in looked_up %}
-    {%- set i = plan.dims.index(d) %}
-    left join _k_hierarchy{{ i }} on _k_raw._k_d{{ i }}_value = _k_hierarchy{{ i }}._k_leaf
-    {%- endfor %}
+      select
+        _k_event._k_person
+        {%- for d in plan.dims %}
+        {%- set i = loop.index0 %}
+        {%- set value = '_k_event._k_d' ~ i ~ '_value' %}
+        {%- set recoded = kanon._hierarchy_recode(d, levels[i], value, '_k_hierarchy' ~ i, '_k_roots._k_root' ~ i)
+            if levels[i] > 0 else {'label': value, 'level': '0'} %},
+        {{ recoded.label }} as _k_c{{ i }},
+        {{ recoded.level }} as _k_l{{ i }}
+        {%- endfor %}
+      from _k_events as _k_event
+      cross join _k_roots
+      {%- for d in looked_up %}
+      {%- set i = plan.dims.index(d) %}
+      left join _k_hierarchy{{ i }} on _k_event._k_d{{ i }}_value = _k_hierarchy{{ i }}._k_leaf
+      {%- endfor %}
+    ) as _k_labelled
+    inner join _k_dp_cells as _k_cell
+      on {{ kanon._counts_dp_same_cell(cells, '_k_labelled', '_k_cell') }}
+    where {% for level in levels %}{% if not loop.first %} and {% endif %}_k_labelled._k_l{{ loop.index0 }} = {{ level }}{% endfor %}
+    group by _k_labelled._k_person{% for c in cells %}, _k_labelled.{{ c }}{% endfor %}
   ),
   _k_dp_pairs as {{ materialized }} (
     select
@@ -46,9 +54,6 @@
         order by md5({{ kanon._noise_dp_cell_text(cells, '_k_pc.') }} || ':' || cast(_k_pc._k_person as {{ string }})){% for c in cells %}, _k_pc.{{ c }}{% endfor %}
       ) as _k_rank
     from _k_dp_person_cells as _k_pc
-    inner join _k_dp_cells as _k_cell
-      on {{ kanon._counts_dp_same_cell(cells, '_k_pc', '_k_cell') }}
-    where {% for level in levels %}{% if not loop.first %} and {% endif %}_k_pc._k_l{{ loop.index0 }} = {{ level }}{% endfor %}
   ),
   _k_dp_counts as {{ materialized }} (
     select

@@ -5,9 +5,10 @@
     _k_events            every event of a person (the engine's _counts_events_cte)
     _k_dp_cells          the published cells, fixed in advance: noise's cells, or every
                          combination of the hierarchies' labels at the declared levels
-    _k_dp_person_cells   each person's distinct cells at the declared levels
-    _k_dp_pairs          those in a declared cell, numbered per person in an order that does not
-                         depend on the counts (md5 of the cell and the person)
+    _k_dp_person_cells   each person's declared cells at the declared levels, with their events
+                         (events in no declared cell are left out, and counted)
+    _k_dp_pairs          those cells numbered per person in an order that does not depend on the
+                         counts (md5 of the cell and the person)
     _k_dp_counts         every declared cell's people, counting each person in at most
                          max_cells_per_person cells (the contribution bound: the rest is
                          dropped, and counted); cells nobody is in count 0
@@ -66,8 +67,8 @@ union all
 union all
 {{ kanon._long_form_fact(nulls, 'contributions_dropped', 'count(*)', source='_k_dp_pairs where _k_rank > ' ~ noise.bound) }}
 union all
-{{ kanon._long_form_fact(nulls, 'contributions_outside_cells',
-    '(select count(*) from _k_dp_person_cells) - (select count(*) from _k_dp_pairs)') }}
+{{ kanon._long_form_fact(nulls, 'events_outside_cells',
+    '(select count(*) from _k_events) - (select coalesce(sum(_k_events), 0) from _k_dp_person_cells)') }}
 union all
 {{ kanon._long_form_fact(nulls, 'events_null_unit',
     '(select count(*) from ' ~ plan.relation ~ ' as _k_source where _k_source.' ~ q(plan.privacy_unit)
