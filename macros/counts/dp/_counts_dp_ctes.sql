@@ -32,11 +32,7 @@
         {{ recoded.level }} as _k_l{{ i }}
         {%- endfor %}
       from _k_events as _k_event
-      cross join _k_roots
-      {%- for d in looked_up %}
-      {%- set i = plan.dims.index(d) %}
-      left join _k_hierarchy{{ i }} on _k_event._k_d{{ i }}_value = _k_hierarchy{{ i }}._k_leaf
-      {%- endfor %}
+      {{ kanon._counts_lookup_joins(plan, looked_up, '_k_event') }}
     ) as _k_labelled
     inner join _k_dp_cells as _k_cell
       on {{ kanon._counts_dp_same_cell(cells, '_k_labelled', '_k_cell') }}

@@ -47,11 +47,7 @@
       0 as _k_merge
       {%- endif %}
     from _k_raw_counts as _k_raw
-    cross join _k_roots
-    {%- for d in hierarchical %}
-    {%- set i = plan.dims.index(d) %}
-    left join _k_hierarchy{{ i }} on _k_raw._k_d{{ i }}_value = _k_hierarchy{{ i }}._k_leaf
-    {%- endfor %}
+    {{ kanon._counts_lookup_joins(plan, hierarchical, '_k_raw') }}
   ),
   _k_merge_events as {{ kanon._cte_materialized(false) }} (
     select
@@ -116,4 +112,14 @@
       {{ kanon._hierarchy_root(d) }} as _k_root{{ loop.index0 }}{% if not loop.last %},{% endif %}
       {%- endfor %}
   )
+{%- endmacro %}
+
+{#- The roots and each dimension in `looked_up`'s lookup row, joined to `alias`'s raw values
+    (the lookups of _counts_lookup_ctes; a value missing from its hierarchy gets NULLs). -#}
+{% macro _counts_lookup_joins(plan, looked_up, alias) %}
+    cross join _k_roots
+    {%- for d in looked_up %}
+    {%- set i = plan.dims.index(d) %}
+    left join _k_hierarchy{{ i }} on {{ alias }}._k_d{{ i }}_value = _k_hierarchy{{ i }}._k_leaf
+    {%- endfor %}
 {%- endmacro %}
