@@ -173,6 +173,15 @@ class Warehouse:
     def relation(self, name: str, schema_suffix: str | None = None) -> str:
         return Target(self.kind, self.schema).relation(name, schema_suffix)
 
+    def comment(self, name: str) -> str | None:
+        """The comment on a model's relation (what kanon notes there for readers of a noisy mart)."""
+        if self.kind == "duckdb":
+            rows = self.query(f"select comment from duckdb_tables() where schema_name = {_pg_literal(self.schema)} "
+                              f"and table_name = {_pg_literal(name)}")
+        else:
+            rows = self.query(f"select obj_description(to_regclass({_pg_literal(self.relation(name))}), 'pg_class')")
+        return rows[0][0] if rows else None
+
     def drop_everything(self) -> None:
         if self.kind == "duckdb":
             self.duckdb_path.unlink(missing_ok=True)

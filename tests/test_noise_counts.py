@@ -311,3 +311,13 @@ def test_bad_noise_input_is_refused_and_nothing_is_published(
     result = released.with_keys(keys).run("run", "-s", "noisy", "--vars", json.dumps(variables), expect_ok=False)
     assert message in result.output
     assert mart(released.warehouse, "noisy") == before
+
+
+def test_readers_find_the_standard_deviation_on_the_mart(released: KeyedProject) -> None:
+    # the trail is private: what a reader needs for margins of error is noted on the mart itself
+    wh = released.warehouse
+    variance = round(sum((r.key_to - r.key_from) * r.v * r.v for r in ptable_rows().rows(8)) / KEY_SPACE, 6)
+    note = wh.comment("noisy") or ""
+    assert note.startswith("kanon: counts perturbed by the Cell Key Method")
+    assert f"standard deviation of a published count {round(variance ** 0.5, 2)} " in note
+    assert "kanon:" not in (wh.comment("exact") or "")

@@ -320,3 +320,12 @@ def test_a_missing_key_is_refused(released: KeyedProject) -> None:
     result = released.with_keys({"KANON_NOISE_KEY": None}).run("run", "-s", "dp_release", expect_ok=False)
     assert "no pseudonym key" in result.output
     assert mart(released.warehouse, "dp_release") == before
+
+
+def test_readers_find_the_mechanism_and_the_standard_deviation_on_the_mart(released: KeyedProject) -> None:
+    wh = released.warehouse
+    noise = noise_of(wh, "dp_release")
+    note = wh.comment("dp_release") or ""
+    assert note.startswith("kanon: differentially private counts (laplace noise, epsilon 1.0 per release, "
+                           "at most 2 cells per person)")
+    assert f"standard deviation of a published count {round(noise['variance'] ** 0.5, 2)} " in note

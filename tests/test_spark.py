@@ -450,6 +450,7 @@ def first_run(spark: dict[str, Any], duckdb_twin: dict[str, Any]) -> dict[str, A
         "counts_noisy": f"select * from {schema}.counts_noisy",
         "counts_dp": f"select * from {schema}.counts_dp",
         "counts_dp_plan": RELEASE_PLAN.format(audit=audit, invocation=released.invocation_id, model="counts_dp"),
+        "counts_dp_note": f"show tblproperties {schema}.counts_dp ('kanon.noise')",
     }
     answers = _sql(spark["dir"], *reads.values())
     return {"released": released, "twin": twin, **dict(zip(reads, answers, strict=True))}
@@ -537,6 +538,9 @@ def test_a_dp_release_on_spark_and_on_duckdb_is_plain_python_s_for_its_nonce(
         nonce = json.loads(plan)["noise"]["nonce"]
         noisy = {cell: n + table.z(dp.draw(KEYS["KANON_NOISE_KEY"], nonce, cell)) for cell, n in counts.items()}
         assert _same_rows(rows, [[shelf, 1, v] for (shelf,), v in noisy.items() if v >= K])
+    # the reader's note on the release's view: the mechanism and the standard deviation
+    [[*_, note]] = first_run["counts_dp_note"]
+    assert str(note).startswith("kanon: differentially private counts (laplace noise, epsilon 1.0 per release")
 
 
 def test_a_gated_count_release_and_its_trail_match_duckdb_and_a_killed_one_changes_nothing(

@@ -147,6 +147,7 @@
   {% set should_revoke = should_revoke(existing_relation, full_refresh_mode=True) %}
   {% do kanon._apply_release_grants(target_relation, grant_config, should_revoke) %}
   {% do persist_docs(target_relation, model) %}
+  {%- do kanon._noise_publish_reader_note(target_relation, facts.release_plan, model.description) -%}
 
   {%- do kanon._drop_staging(staging_relation) -%}
 
