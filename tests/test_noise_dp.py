@@ -329,3 +329,19 @@ def test_readers_find_the_mechanism_and_the_standard_deviation_on_the_mart(relea
     assert note.startswith("kanon: differentially private counts (laplace noise, epsilon 1.0 per release, "
                            "at most 2 cells per person)")
     assert f"standard deviation of a published count {round(noise['variance'] ** 0.5, 2)} " in note
+
+
+def test_dbt_show_and_compile_draw_nothing_and_show_the_mart(released: KeyedProject) -> None:
+    # each draw is a release: a preview drawing afresh, repeated, would average the noise away
+    wh = released.warehouse
+    before = mart(wh, "dp_release")
+    released.run("compile", "-s", "dp_release")
+    [compiled] = list((released.state_dir / "target" / "compiled").rglob("dp_release.sql"))
+    sql = compiled.read_text()
+    assert "kanon:dp:v1" not in sql and "kanon_hmac_block" not in sql and "from " in sql
+    shown = released.run("show", "-s", "dp_release", "--limit", "1000", "--output", "json")
+    payload = shown.output[shown.output.index("{"):shown.output.rindex("}") + 1]
+    rows = json.loads(payload)["show"]
+    assert sorted((tuple(str(v) for v in r.values()) for r in rows), key=repr) == \
+        sorted((tuple(str(v) for v in row) for row in before), key=repr)
+    assert len(releases(wh, "dp_release")) == 1  # nothing spent

@@ -21,6 +21,7 @@
   which with the plan's table and nonce its noise is replayed; readers see only the mart.
 -#}
 {% macro _counts_dp_release(plan) %}
+  {%- if flags.WHICH not in ['run', 'build', 'retry'] -%}{{ return(kanon._counts_dp_preview(plan)) }}{%- endif -%}
   {%- set q = kanon._quote -%}
   {%- set noise = plan.noise -%}
   {%- set n = plan.dims | length -%}
@@ -31,8 +32,8 @@
   {%- set policy = kanon._counts_policy(plan) -%}
   {%- set group = {
       'ladder_step': '0', 'people': '_k_count', 'cell_key': '_k_u',
-      'labels': kanon._json_object(kanon._counts_dp_label_pairs(plan, '_k_c', true)),
-      'levels': kanon._json_object(kanon._counts_dp_label_pairs(plan, '_k_l', false))} -%}
+      'labels': kanon._json_object(kanon._counts_label_pairs(plan, '_k_c', '', true)),
+      'levels': kanon._json_object(kanon._counts_label_pairs(plan, '_k_l', '', false))} -%}
   {%- set released = dict(group) -%}
   {%- do released.update({'decision': "'PASS'", 'people_shown': '_k_noisy'}) -%}
   {%- set suppressed = dict(group) -%}
@@ -84,16 +85,21 @@ union all
   {{ return(kanon._long_form_published(statement, kanon._counts_published_names(plan))) }}
 {% endmacro %}
 
-{#- (dimension name, column, is_text) triples for _json_object: <prefix><i> per dimension. -#}
-{% macro _counts_dp_label_pairs(plan, prefix, is_text) %}
-  {%- set pairs = [] -%}
-  {%- for d in plan.dims -%}{%- do pairs.append((d.name, prefix ~ loop.index0, is_text)) -%}{%- endfor -%}
-  {{ return(pairs) }}
-{% endmacro %}
-
 {#- `a._k_c0 = b._k_c0 and ...`: the same cell. -#}
 {% macro _counts_dp_same_cell(cells, a, b) %}
   {%- set parts = [] -%}
   {%- for c in cells -%}{%- do parts.append(a ~ '.' ~ c ~ ' = ' ~ b ~ '.' ~ c) -%}{%- endfor -%}
   {{ return(parts | join(' and ')) }}
+{% endmacro %}
+
+{#- What a dp release's SQL is under any other command (dbt show and the Preview buttons, compile,
+    docs, test): the live mart's rows, or none before the first release. Never a draw: every draw
+    is a release that spends budget, and an unaccounted one, repeated, would average the noise
+    away. -#}
+{% macro _counts_dp_preview(plan) %}
+  {%- set live = adapter.get_relation(database=this.database, schema=this.schema, identifier=this.identifier) -%}
+  {%- if live is not none -%}
+    {{ return('select ' ~ kanon._quote_list(kanon._counts_published_names(plan)) ~ ' from ' ~ live) }}
+  {%- endif -%}
+  {{ return('select ' ~ kanon._counts_published_columns(plan, none, 'cast(null as ' ~ dbt.type_bigint() ~ ')') ~ ' where 1 = 0') }}
 {% endmacro %}
