@@ -11,7 +11,7 @@ export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 export KANON_NOISE_KEY ?= 6b616e6f6e2d64656d6f2d6e6f6973652d6b65792d6e6f742d73656372657421
 
 .PHONY: demo check test lint lint-source lint-python lint-sql lint-macros lint-compiled compiled-example \
-	compiled-integration compiled-bench bench venv lock clean
+	compiled-integration compiled-bench bench venv lock clean spark-cluster spark-cluster-stop test-spark-cluster
 
 venv: $(STAMP)
 
@@ -52,6 +52,23 @@ check:
 # tests/conftest.py gives them (the longest first), not xdist's.
 test: lint
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=25
+
+## spark-cluster: a Spark standalone cluster on this machine (a master, two workers, a Spark Connect
+## server; kanon_tools.dev.spark_cluster), for profiles.yml's spark_cluster output: it prints the
+## SPARK_REMOTE to export. The KANON_* keys in this environment reach its JVMs (docs/pseudonyms.md).
+SPARK_CLUSTER_DIR ?= target/spark_cluster
+spark-cluster: $(STAMP)
+	$(BIN)/python -m kanon_tools spark-cluster start --dir $(SPARK_CLUSTER_DIR)
+
+## spark-cluster-stop: stop what spark-cluster started
+spark-cluster-stop: $(STAMP)
+	$(BIN)/python -m kanon_tools spark-cluster stop --dir $(SPARK_CLUSTER_DIR)
+
+## test-spark-cluster: the cluster itself (tests/test_spark_cluster.py) and the Spark tests
+## (tests/test_spark.py) on a cluster of their own, started and stopped by each module (CI runs it
+## after `make test`)
+test-spark-cluster: $(STAMP)
+	KANON_SPARK_CLUSTER=1 $(BIN)/python -m pytest tests/test_spark_cluster.py tests/test_spark.py --durations=10
 
 ## lint: lint-source and lint-compiled, their steps two at a time (most steps use one core)
 lint:

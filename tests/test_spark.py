@@ -12,10 +12,16 @@ releases the table with totals again, and is killed (SIGKILL) in the middle of a
 Everything after runs in this worker's process, dbt included (kanon_tools.dbt_runner, ADR 14), on
 one Spark session kept for the module, and the tests read the warehouse through that same session.
 What Spark publishes and finds is compared with the same project on DuckDB. Under CI=true a Spark
-that cannot start fails the module; elsewhere it is skipped with the reason."""
+that cannot start fails the module; elsewhere it is skipped with the reason.
+
+Under KANON_SPARK_CLUSTER=1 (make test-spark-cluster) the same tests run on a standalone cluster
+the module starts (kanon_tools.dev.spark_cluster: a master, two workers, a Spark Connect server;
+profiles.yml's spark_cluster output) with the keys in its JVMs' environment: dbt, the killed
+process and the reads are then clients of one server, and the rows are evaluated in executors."""
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import importlib.util
 import json
@@ -33,6 +39,7 @@ from typing import Any
 import pytest
 from conftest import IN_CI, ROOT, DbtResult
 from kanon_tools.dbt_runner import DbtRunner
+from kanon_tools.dev import spark_cluster
 from kanon_tools.noise import Ptable, cell_key
 from kanon_tools.pseudonym_env import pseudonym
 from kanon_tools.spark_sql import literal, session
@@ -43,6 +50,9 @@ from oracles.ptables import ptable_csv, simple_ptable
 pytestmark = [pytest.mark.dbt, pytest.mark.spark]
 
 K = 2
+# KANON_SPARK_CLUSTER=1 (make test-spark-cluster): the module on a standalone cluster started for it
+# (a master, two workers, a Spark Connect server; profiles.yml's spark_cluster output), not in process
+ON_CLUSTER = os.environ.get("KANON_SPARK_CLUSTER") == "1"
 Rows = list[tuple[str | None, ...]]
 # (person, branch, title): labels with an apostrophe, a double quote, a backslash, non-ASCII
 # letters and control characters (JSON escapes them in the trail's labels: the same text as DuckDB's)
@@ -254,6 +264,18 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
         (project / "models" / name).write_text(text)
     env = dict(os.environ, DBT_PROFILES_DIR=str(ROOT), KANON_TARGET="spark", KANON_SCHEMA=schema,
                KANON_SPARK_DIR=str(workdir / "spark"), DBT_SEND_ANONYMOUS_USAGE_STATS="false", **KEYS)
+    # on a cluster: the keys in its JVMs' environment, where kanon's SQL reads them (on the
+    # executors), and nowhere in the SQL; stopped when the module ends, or its setup fails
+    with contextlib.ExitStack() as cluster:
+        if ON_CLUSTER:
+            started = cluster.enter_context(spark_cluster.running(workdir / "cluster", env=KEYS))
+            env.update(KANON_TARGET="spark_cluster", SPARK_REMOTE=started.remote)
+        yield _first_releases(workdir, schema, project, env)
+
+
+def _first_releases(workdir: Path, schema: str, project: Path, env: dict[str, str]) -> dict[str, Any]:
+    """The raw tables loaded and the first releases made (_first_release_and_a_killed_one); then
+    the module's Spark session, in this process."""
     statements = [f"create schema if not exists {schema}"]
     for table, (columns, rows) in TABLES.items():
         types = _column_types(rows)
@@ -266,10 +288,11 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     assert in_process.run("deps").ok
     first, again, loaded, killed = _first_release_and_a_killed_one(workdir, statements, project, in_process)
     assert [result for result in loaded if result] == [[[len(rows)]] for _, rows in TABLES.values()]
-    # from here on, one JVM: this process's, shared by dbt (session method) and the tests' reads
+    # from here on, one JVM (this process's, or on a cluster one Connect session), shared by dbt
+    # (session method) and the tests' reads
     session(workdir / "spark")
-    yield {"runner": in_process, "schema": schema, "dir": workdir / "spark", "workdir": workdir, "project": project,
-           "first": first, "again": again, "killed": killed}
+    return {"runner": in_process, "schema": schema, "dir": workdir / "spark", "workdir": workdir,
+            "project": project, "first": first, "again": again, "killed": killed}
 
 
 def _first_release_and_a_killed_one(workdir: Path, statements: list[str], project: Path,

@@ -68,9 +68,14 @@ def session_settings(directory: str | Path, *, cores: int = DEFAULT_CORES,
 def session(directory: str | Path, *, cores: int = DEFAULT_CORES, memory: str = DEFAULT_MEMORY) -> SparkSession:
     """A Spark session on the warehouse in `directory`, configured as profiles.yml's spark output
     (dbt-spark's session method: SparkSession.builder.enableHiveSupport() plus that output's
-    server_side_parameters, session_settings)."""
+    server_side_parameters, session_settings). Where SPARK_REMOTE is set, a Spark Connect client
+    of that server instead, as profiles.yml's spark_cluster output: the warehouse, the metastore
+    and the JVMs are the server's (kanon_tools.dev.spark_cluster), and `directory` is not read."""
     from pyspark.sql import SparkSession
 
+    remote = os.environ.get("SPARK_REMOTE")
+    if remote:
+        return SparkSession.builder.remote(remote).getOrCreate()
     builder = SparkSession.builder.enableHiveSupport()
     for name, value in session_settings(directory, cores=cores, memory=memory).items():
         builder = builder.config(name, value)

@@ -37,9 +37,11 @@
       || {{ kanon._records_pseudonym_key_status(key) }} || '); see docs/pseudonyms.md') end
 {%- endmacro %}
 
-{#- The key's text as Spark reads it: the environment variable of the JVM evaluating the row. -#}
+{#- The key's text as Spark reads it: the environment variable of the JVM evaluating the row.
+    reflect() returns String.valueOf(the result), so an unset variable reads as the text 'null':
+    NULL again, so that the verdict is 'missing' and not 'not hex'. -#}
 {% macro _records_pseudonym_spark_key(key_env) -%}
-  reflect('java.lang.System', 'getenv', '{{ key_env }}')
+  nullif(reflect('java.lang.System', 'getenv', '{{ key_env }}'), 'null')
 {%- endmacro %}
 
 

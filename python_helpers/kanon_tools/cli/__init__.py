@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 # kanon_tools.cli.<name> for each; `python -m kanon_tools --help` lists them in this order
 COMMAND_MODULES = ("generate", "demo", "audit", "bench", "bench_records", "bench_table", "bench_file", "bench_spark",
-                   "receipt", "report", "attack", "ptable", "records")
+                   "spark_cluster", "receipt", "report", "attack", "ptable", "records")
 
 
 def build_parser() -> argparse.ArgumentParser:

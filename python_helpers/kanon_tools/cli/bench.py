@@ -58,6 +58,9 @@ def register(subparsers: Any) -> None:
                              "(default %(default)s)")
     parser.add_argument("--spark-reports", type=report_list, default=list(bench.REPORTS),
                         help=f"reports timed on Spark, comma-separated among {', '.join(bench.REPORTS)} (default all)")
+    parser.add_argument("--spark-cluster", action="store_true",
+                        help="Spark on a standalone cluster started for each size (two workers of one core, "
+                             "--spark-memory each, and a Spark Connect server: make spark-cluster), not local[N]")
     parser.add_argument("--spark-engine", action="store_true",
                         help="on Spark also time engine_ and recount_ (one more dbt run each per report)")
     parser.add_argument("--workdir", default="bench_out", help="scratch folder (databases, dbt project)")

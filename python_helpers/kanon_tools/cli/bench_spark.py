@@ -25,6 +25,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--cores", type=positive_count, default=2, help="Spark's local[N] (default 2)")
     parser.add_argument("--memory", type=memory_size, default="2g",
                         help="the driver's memory, all of Spark's in local mode (default 2g)")
+    parser.add_argument("--cluster", action="store_true",
+                        help="on a standalone cluster started for the run (two workers of one core, --memory "
+                             "each, and a Spark Connect server: make spark-cluster), not local[N]")
     parser.add_argument("--releases", type=release_models, default=list(bench_spark.RELEASE_MODELS),
                         help="which releases, comma-separated (default all: "
                              + ",".join(bench_spark.RELEASE_MODELS) + ")")

@@ -62,7 +62,7 @@ from pathlib import Path
 from typing import Any
 
 from kanon_tools.dbt_runner import DbtResult, DbtRunner
-from kanon_tools.dev import generate
+from kanon_tools.dev import generate, spark_cluster
 from kanon_tools.spark_sql import literal as spark_literal
 from kanon_tools.spark_sql import run_spark_sql
 from kanon_tools.warehouse import connect, quote_ident
@@ -289,15 +289,30 @@ class Result:
 @dataclass(frozen=True)
 class SparkSettings:
     """How the benchmark runs Spark: local[cores], the driver's memory, which reports, and
-    whether engine_ and recount_ are timed too (each one more dbt invocation per report)."""
+    whether engine_ and recount_ are timed too (each one more dbt invocation per report). cluster:
+    on a standalone cluster started for the run (kanon_tools.dev.spark_cluster: two workers of one
+    core, `memory` for each executor and the driver; profiles.yml's spark_cluster output) instead."""
 
     cores: int = 2
     memory: str = "2g"
     reports: tuple[str, ...] = tuple(REPORTS)
     engine: bool = False
+    cluster: bool = False
 
     def describe(self) -> str:
+        if self.cluster:
+            return (f"a standalone cluster on this machine ({spark_cluster.WORKERS} workers of 1 core, the 2 cores "
+                    f"in all; {self.memory} per executor and for the driver, a Spark Connect server)")
         return f"local[{self.cores}], driver memory {self.memory}"
+
+    @property
+    def target(self) -> str:
+        """profiles.yml's output for these settings."""
+        return "spark_cluster" if self.cluster else "spark"
+
+    def started(self, directory: Path) -> contextlib.AbstractContextManager[Any]:
+        """The cluster for a run (SPARK_REMOTE set while it lasts), or nothing to start."""
+        return spark_cluster.running(directory, memory=self.memory) if self.cluster else contextlib.nullcontext()
 
 
 def run_size(kind: str, size: int, repeats: int, workdir: Path, quiet: bool, python: bool,
@@ -307,7 +322,16 @@ def run_size(kind: str, size: int, repeats: int, workdir: Path, quiet: bool, pyt
     spark: the Spark settings (required for kind spark, ignored otherwise). failures: where a Spark
     model that failed is recorded (without it, as elsewhere, a failure raises)."""
     workdir.mkdir(parents=True, exist_ok=True)
-    env = {**os.environ, "DBT_PROFILES_DIR": str(ROOT), "KANON_TARGET": kind,
+    if kind == "spark" and spark is not None and spark.cluster:
+        with spark.started(workdir / f"cluster_{label(size)}"):
+            return _run_size(kind, size, repeats, workdir, quiet, python, spark, failures, memory)
+    return _run_size(kind, size, repeats, workdir, quiet, python, spark, failures, memory)
+
+
+def _run_size(kind: str, size: int, repeats: int, workdir: Path, quiet: bool, python: bool,
+              spark: SparkSettings | None, failures: list[Failure] | None, memory: bool) -> list[Result]:
+    env = {**os.environ, "DBT_PROFILES_DIR": str(ROOT),
+           "KANON_TARGET": spark.target if kind == "spark" and spark is not None else kind,
            "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"}
     duckdb_path: Path | None = None
     warehouse: SparkWarehouse | None = None
@@ -915,7 +939,8 @@ def run(args: argparse.Namespace) -> int:
               f"--spark-big ({args.out} left as is)", file=sys.stderr)
         return 2
     workdir = Path(args.workdir).resolve()
-    spark = SparkSettings(args.spark_cores, args.spark_memory, tuple(args.spark_reports), args.spark_engine)
+    spark = SparkSettings(args.spark_cores, args.spark_memory, tuple(args.spark_reports), args.spark_engine,
+                          args.spark_cluster)
     results: list[Result] = []
     failures: list[Failure] = []  # Spark's: a report whose model failed there
     for size in sizes:

@@ -85,12 +85,22 @@ def write_inputs(scratch: Path, events: int, people: int, rows: int, columns: in
 def run(args: argparse.Namespace) -> int:
     workdir = Path(args.workdir).resolve()
     workdir.mkdir(parents=True, exist_ok=True)
-    settings = SparkSettings(cores=args.cores, memory=args.memory)
+    settings = SparkSettings(cores=args.cores, memory=args.memory, cluster=args.cluster)
+    with settings.started(workdir / "cluster"):
+        timed = _time_releases(args, workdir, settings)
+    text = markdown(timed, settings, "python -m kanon_tools bench-spark " + " ".join(sys.argv[2:]))
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(text)
+    print(text)
+    return 0
+
+
+def _time_releases(args: argparse.Namespace, workdir: Path, settings: SparkSettings) -> list[Timed]:
     variables = write_inputs(workdir / "inputs.duckdb", args.events, args.people, args.rows, args.columns)
     warehouse, _ = spark_from_duckdb(workdir / "inputs.duckdb", workdir / "spark", settings)
     project = workdir / "project"
     write_project(project)
-    env = dict(os.environ, DBT_PROFILES_DIR=str(ROOT), KANON_TARGET="spark", KANON_SCHEMA=warehouse.schema,
+    env = dict(os.environ, DBT_PROFILES_DIR=str(ROOT), KANON_TARGET=settings.target, KANON_SCHEMA=warehouse.schema,
                KANON_SPARK_DIR=str(warehouse.directory), KANON_SPARK_CORES=str(settings.cores),
                KANON_SPARK_MEMORY=settings.memory, DBT_SEND_ANONYMOUS_USAGE_STATS="false")
     log = workdir / "logs"
@@ -117,16 +127,12 @@ def run(args: argparse.Namespace) -> int:
         if not args.quiet:
             print(f"[spark] {case.model}: {', '.join(f'{s:.1f}' for s in seconds)} s", flush=True)
     shutil.rmtree(warehouse.directory)  # its metastore, tables and Parquet inputs, as `bench` does
-    text = markdown(timed, settings, "python -m kanon_tools bench-spark " + " ".join(sys.argv[2:]))
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(text)
-    print(text)
-    return 0
+    return timed
 
 
 def markdown(timed: Sequence[Timed], settings: SparkSettings, command: str) -> str:
     lines = [
-        "# The three release kinds on local Spark", "",
+        f"# The three release kinds on {'a Spark cluster' if settings.cluster else 'local Spark'}", "",
         f"`{command}` on {machine()}; Spark {settings.describe()}, dbt-spark's session method. Each release "
         "in its own dbt process; seconds are dbt's execution time of the node (the session is up before it), "
         "the median of the runs; statements are those dbt logged for the last run.", "",
