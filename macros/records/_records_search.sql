@@ -108,15 +108,21 @@
     they fit in one chunk). -#}
 {% macro _records_evaluate_batch(plan, search, batch, condition, create, lean=false, at_most=none) %}
   {%- set t = search.tables -%}
+  {%- set ids = [] -%}
   {%- if at_most is not none and at_most <= search.chunk -%}
     {%- set nodes = at_most -%}
   {%- else -%}
-    {%- set nodes = run_query('select count(*) from ' ~ t.lattice ~ ' where ' ~ condition).rows[0][0] | int -%}
+    {%- for node in run_query('select _k_node from ' ~ t.lattice ~ ' where ' ~ condition ~ ' order by _k_node').columns[0].values() -%}
+      {%- do ids.append(node | int) -%}
+    {%- endfor -%}
+    {%- set nodes = ids | length -%}
   {%- endif -%}
-  {#- in chunks of search.chunk nodes (by node number), all of them one batch -#}
+  {#- in chunks of search.chunk nodes (by node number), all of them one batch; a chunk names its
+      nodes (a window ranking the lattice in each chunk's query made Postgres sort there, which
+      with sorting costed off it planned in one process) -#}
   {%- for chunk in range(((nodes + search.chunk - 1) // search.chunk) if nodes > 0 else 1) -%}
-    {%- set chosen = condition if nodes <= search.chunk else condition ~ ' and _k_node in (select _k_node from (select _k_node, row_number() over (order by _k_node) as _k_rank from '
-        ~ t.lattice ~ ' where ' ~ condition ~ ') as _k_ranked where floor((_k_rank - 1) / ' ~ search.chunk ~ ') = ' ~ chunk ~ ')' -%}
+    {%- set chosen = condition if nodes <= search.chunk
+        else '_k_node in (' ~ (ids[chunk * search.chunk:(chunk + 1) * search.chunk] | join(', ')) ~ ')' -%}
     {%- set batch_sql = 'select ' ~ kanon._records_batch_columns(plan, search) ~ ', ' ~ batch ~ ' as _k_batch from '
         ~ t.lattice ~ ' where ' -%}
     {%- set sql = kanon._records_evaluate_parts(plan, search, batch_sql, chosen, lean, [nodes, search.chunk] | min) -%}
