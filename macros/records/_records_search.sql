@@ -1,7 +1,9 @@
 {#-
   The lattice search of kanon.release_records, run by the macro when the model compiles: the
   warehouse does the counting, the macro only steers. Three scratch tables (_scratch_table: private
-  to the session, or on Spark to the audit schema; dropped at the end): the level-0 class table
+  to the session; on Spark, and on Postgres, where workers may then scan them in parallel, unlogged
+  tables in the private audit schema; dropped at the end, and by the model's next search after a
+  crash): the level-0 class table
   (one scan of the relation, then copied once with its label codes packed into words,
   _records_pack_classes), the lattice (one row per node: a level per quasi-identifier, a lower
   bound on its loss and a mask per word), and the evaluated nodes. A node is evaluated on the class table, never on the raw rows; monotonicity
@@ -106,25 +108,53 @@
     they fit in one chunk). -#}
 {% macro _records_evaluate_batch(plan, search, batch, condition, create, lean=false, at_most=none) %}
   {%- set t = search.tables -%}
+  {%- set ids = [] -%}
   {%- if at_most is not none and at_most <= search.chunk -%}
     {%- set nodes = at_most -%}
   {%- else -%}
-    {%- set nodes = run_query('select count(*) from ' ~ t.lattice ~ ' where ' ~ condition).rows[0][0] | int -%}
+    {%- for node in run_query('select _k_node from ' ~ t.lattice ~ ' where ' ~ condition ~ ' order by _k_node').columns[0].values() -%}
+      {%- do ids.append(node | int) -%}
+    {%- endfor -%}
+    {%- set nodes = ids | length -%}
   {%- endif -%}
-  {#- in chunks of search.chunk nodes (by node number), all of them one batch -#}
+  {#- in chunks of search.chunk nodes (by node number), all of them one batch; a chunk names its
+      nodes (a window ranking the lattice in each chunk's query made Postgres sort there, which
+      with sorting costed off it planned in one process) -#}
   {%- for chunk in range(((nodes + search.chunk - 1) // search.chunk) if nodes > 0 else 1) -%}
-    {%- set chosen = condition if nodes <= search.chunk else condition ~ ' and _k_node in (select _k_node from (select _k_node, row_number() over (order by _k_node) as _k_rank from '
-        ~ t.lattice ~ ' where ' ~ condition ~ ') as _k_ranked where floor((_k_rank - 1) / ' ~ search.chunk ~ ') = ' ~ chunk ~ ')' -%}
-    {%- set batch_sql = 'select ' ~ kanon._records_batch_columns(plan, search) ~ ', ' ~ batch ~ ' as _k_batch from ' ~ t.lattice ~ ' where ' ~ chosen -%}
-    {%- set sql = kanon._records_evaluate_sql(plan, search, batch_sql, lean) -%}
+    {%- set chosen = condition if nodes <= search.chunk
+        else '_k_node in (' ~ (ids[chunk * search.chunk:(chunk + 1) * search.chunk] | join(', ')) ~ ')' -%}
+    {%- set batch_sql = 'select ' ~ kanon._records_batch_columns(plan, search) ~ ', ' ~ batch ~ ' as _k_batch from '
+        ~ t.lattice ~ ' where ' -%}
+    {%- set sql = kanon._records_evaluate_parts(plan, search, batch_sql, chosen, lean, [nodes, search.chunk] | min) -%}
     {%- if create and loop.first -%}
       {%- do kanon._scratch_create(t.evals, sql) -%}
     {%- else -%}
-      {%- do run_query('insert into ' ~ t.evals ~ ' ' ~ sql) -%}
+      {%- do kanon._scratch_insert(t.evals, sql) -%}
     {%- endif -%}
   {%- endfor -%}
   {#- the propagation joins the lattice with the batch: planned from the table's real size -#}
   {%- do kanon._scratch_analyze(t.evals) -%}
+{% endmacro %}
+
+{#- The evaluation of the nodes `batch_sql` ('select ... where ') selects with `condition`, at most
+    `nodes` of them: split by node number into as many parts as the warehouse runs in parallel, one
+    evaluation each, under UNION ALL. Postgres runs each part whole in one process (a Parallel
+    Append); it would not split one evaluation across its workers, since it cannot know that the
+    classes of one node never meet another's, and the grouping they feed is most of the work. A
+    part's CTEs are inlined: Postgres runs a scan of a materialized CTE in the leader only. -#}
+{% macro _records_evaluate_parts(plan, search, batch_sql, condition, lean, nodes) %}
+  {%- set workers = kanon._records_search_settings().get('max_parallel_workers_per_gather', 0) | int -%}
+  {%- set parts = [workers + 1, nodes] | min -%}
+  {%- if parts <= 1 -%}
+    {{ return(kanon._records_evaluate_sql(plan, search, batch_sql ~ condition, lean)) }}
+  {%- endif -%}
+  {%- set selects = [] -%}
+  {%- for part in range(parts) -%}
+    {%- set part_sql = batch_sql ~ '(' ~ condition ~ ') and mod(_k_node, ' ~ parts ~ ') = ' ~ part -%}
+    {%- do selects.append('select * from (' ~ kanon._records_evaluate_sql(plan, search, part_sql, lean, inline=true)
+        ~ ') as _k_part' ~ part) -%}
+  {%- endfor -%}
+  {{ return(selects | join('\nunion all\n')) }}
 {% endmacro %}
 
 {#- The passing nodes of a lean batch, evaluated again in full (their loss). -#}
@@ -169,10 +199,11 @@
 {% endmacro %}
 
 {#- `with _k_batch, _k_at (the class table at each node of batch_sql: its labels there, loss and
-    weights; lean: no loss), _k_cls, _k_judged,` : the classes of every node of the batch, judged. -#}
-{% macro _records_at_ctes(plan, search, batch_sql, keys, lean=false) %}
+    weights; lean: no loss), _k_cls, _k_judged,` : the classes of every node of the batch, judged.
+    inline: _k_batch, read twice, is not materialized (_records_evaluate_parts). -#}
+{% macro _records_at_ctes(plan, search, batch_sql, keys, lean=false, inline=false) %}
 with
-_k_batch as ({{ batch_sql }}),
+_k_batch as {{ kanon._cte_materialized(false) if inline }} ({{ batch_sql }}),
 _k_at as (
   select
     _k_b._k_node,
@@ -218,11 +249,11 @@ _k_at as (
 {#- One row per node of `batch_sql` (_k_node, _k_height, _k_l<i>, _k_batch): its classes and
     suppressed records by fate, whether it passes, its loss under every metric and the bound on
     the loss of every node above it. -#}
-{% macro _records_evaluate_sql(plan, search, batch_sql, lean=false) %}
+{% macro _records_evaluate_sql(plan, search, batch_sql, lean=false, inline=false) %}
   {%- set decimal = 'decimal(38, 6)' -%}
   {%- set keys = kanon._records_node_keys(plan, search) -%}
   {%- set people = plan.suppression_unit == 'people' and plan.privacy_unit is not none -%}
-{{ kanon._records_at_ctes(plan, search, batch_sql, keys, lean) }}
+{{ kanon._records_at_ctes(plan, search, batch_sql, keys, lean, inline) }}
 _k_nodes as (
   select
     _k_node,

@@ -8,10 +8,10 @@
   macros/records/_records.yml and the README.
 
   The search (macros/records/_records_search.sql) runs in the warehouse when the model compiles,
-  on temporary tables; what this macro returns is the release's long form: the published records
-  (each with its person, for the gate's recount), and the facts. No node satisfying the model
-  refuses the release: the long form then holds no records and the refusal, and the gate records
-  it and keeps the previous release.
+  on scratch tables (temporary, or in the private audit schema); what this macro returns is the
+  release's long form: the published records (each with its person, for the gate's recount), and
+  the facts. No node satisfying the model refuses the release: the long form then holds no
+  records and the refusal, and the gate records it and keeps the previous release.
 -#}
 {% macro release_records(
     relation,

@@ -10,7 +10,12 @@
   (_spark_scratch_through_sibling). The searches are
   written once against these macros.
 
-    _scratch_name(base)            the name to write in SQL for the scratch table `base`
+    _scratch_name(base, parallel=false)
+                                   the name to write in SQL for the scratch table `base`;
+                                   parallel: one the warehouse may scan with parallel workers
+                                   (Postgres scans a temporary table in one process: there an
+                                   unlogged table in the private audit schema, made private as
+                                   it is created; elsewhere the same as without)
     _scratch_create(name, sql, in_stages=false)
                                    the table `name` as the rows of `sql`; in_stages: on Spark one
                                    statement per CTE of `sql` (its plan would be too large whole)
@@ -36,8 +41,23 @@
   {{ return(local_md5(model.unique_id)[:10]) }}
 {% endmacro %}
 
-{% macro _scratch_name(base) %}
+{% macro _scratch_name(base, parallel=false) %}
+  {%- if parallel -%}
+    {{ return(adapter.dispatch('_parallel_scratch_name', 'kanon')(base)) }}
+  {%- endif -%}
   {{ return(adapter.dispatch('_scratch_name', 'kanon')(base)) }}
+{% endmacro %}
+
+{% macro default___parallel_scratch_name(base) %}
+  {{ return(kanon._scratch_name(base)) }}
+{% endmacro %}
+
+{#- Postgres: in the private audit schema, where nothing else the project builds may be
+    (_audit_trail_check_apart, checked here too: the release checks it only after the search). -#}
+{% macro postgres___parallel_scratch_name(base) %}
+  {%- set trail = kanon._audit_relation(kanon._audit_tables()[0][0]) -%}
+  {%- do kanon._audit_trail_check_apart([trail], this, 'release ' ~ model.unique_id) -%}
+  {{ return(kanon._quote(trail.schema) ~ '.' ~ base) }}
 {% endmacro %}
 
 {% macro default___scratch_name(base) %}
@@ -58,6 +78,43 @@
 
 {% macro default___scratch_create(name, sql, in_stages) %}
   {%- do run_query('create temporary table ' ~ name ~ ' as ' ~ sql) -%}
+{% endmacro %}
+
+{#- Postgres: a name in a schema (parallel, above) is an unlogged table there (_postgres_scratch_create_sql). -#}
+{% macro postgres___scratch_create(name, sql, in_stages) %}
+  {%- if '.' in name -%}
+    {%- do run_query(kanon._postgres_scratch_create_sql(name, sql)) -%}
+  {%- else -%}
+    {%- do default___scratch_create(name, sql, in_stages) -%}
+  {%- endif -%}
+{% endmacro %}
+
+{#- Postgres: the statements creating the unlogged table `name` (in a schema) as the rows of `sql`,
+    sent as one: its schema when missing (before the trail's first write), a table a crashed search
+    left dropped, and then every privilege the table holds beyond its owner's revoked, in one
+    REVOKE: `alter default privileges` hand a new table to the host's roles (the trail's own
+    readers included), and none may read what the search keeps (level-0 classes, below k). Unlogged:
+    never written to the write-ahead log, and gone after a crash of the server. No parallel scan of
+    the table itself (parallel_workers 0): a search's query runs in parallel as parts, each whole in
+    one process (_records_evaluate_parts), which a Gather over a split scan inside a part would stop. -#}
+{% macro _postgres_scratch_create_sql(name, sql) %}
+  {%- set literal = "'" ~ (name | replace("'", "''")) ~ "'" -%}
+  {%- set statements -%}
+    create schema if not exists {{ name.rsplit('.', 1)[0] }};
+    drop table if exists {{ name }};
+    create unlogged table {{ name }} with (parallel_workers = 0) as {{ sql }};
+    do $kanon$ declare grantees text; begin
+      select string_agg(distinct case when a.grantee = 0 then 'public'
+                                      else quote_ident(pg_get_userbyid(a.grantee)) end, ', ')
+        into grantees
+        from pg_catalog.pg_class as c cross join lateral aclexplode(c.relacl) as a
+        where c.oid = {{ literal }}::regclass and a.grantee <> c.relowner;
+      if grantees is not null then
+        execute format('revoke all on table %s from %s cascade', {{ literal }}::regclass, grantees);
+      end if;
+    end $kanon$
+  {%- endset -%}
+  {{ return(statements) }}
 {% endmacro %}
 
 {#- Spark: the audit schema may not exist yet when a search runs (it compiles before the trail's
@@ -87,6 +144,18 @@
 
 {% macro default___scratch_insert(name, sql, in_stages) %}
   {%- do run_query('insert into ' ~ name ~ ' ' ~ sql) -%}
+{% endmacro %}
+
+{#- Postgres, a table in a schema: through a sibling created as the rows (CREATE TABLE AS plans
+    with parallel workers, INSERT ... SELECT never does), all in one statement. -#}
+{% macro postgres___scratch_insert(name, sql, in_stages) %}
+  {%- if '.' in name -%}
+    {%- set sibling = name.rsplit('.', 1)[0] ~ '._kanon_next_' ~ name.split('.')[-1] -%}
+    {%- do run_query(kanon._postgres_scratch_create_sql(sibling, sql)
+        ~ '; insert into ' ~ name ~ ' select * from ' ~ sibling ~ '; drop table ' ~ sibling) -%}
+  {%- else -%}
+    {%- do default___scratch_insert(name, sql, in_stages) -%}
+  {%- endif -%}
 {% endmacro %}
 
 {#- Spark, in stages: through a sibling table created in stages. -#}

@@ -5,9 +5,10 @@
   themselves. Each search keeps its own tables and settings; only the way they are set up is
   shared.
 
-    _search_session(bases, settings='')
+    _search_session(bases, settings='', parallel=false)
                           {started: now, tables: {key: the scratch table `bases[key]` ~ the
-                          model's suffix}}, after running `settings` (SQL; '' for none)
+                          model's suffix}}, after running `settings` (SQL; '' for none);
+                          parallel: tables the warehouse may scan in parallel (_scratch_name)
     _search_drop(names)   `drop table if exists` each of `names`, once each, in their order
     _search_replace(name, sql, in_stages=false)
                           the scratch table `name` dropped and created again as `sql`
@@ -16,12 +17,12 @@
     _search_seconds(since, until=none)
                           the seconds from `since` to `until` (now when none), to the millisecond
 -#}
-{% macro _search_session(bases, settings='') %}
+{% macro _search_session(bases, settings='', parallel=false) %}
   {%- set started = kanon._search_now() -%}
   {%- set suffix = kanon._scratch_suffix() -%}
   {%- set tables = {} -%}
   {%- for key, base in bases.items() -%}
-    {%- do tables.update({key: kanon._scratch_name(base ~ suffix)}) -%}
+    {%- do tables.update({key: kanon._scratch_name(base ~ suffix, parallel)}) -%}
   {%- endfor -%}
   {%- if settings -%}{%- do run_query(settings) -%}{%- endif -%}
   {{ return({'started': started, 'tables': tables}) }}

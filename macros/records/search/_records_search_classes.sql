@@ -11,7 +11,8 @@
 -#}
 {% macro _records_search_classes(plan) %}
   {%- set session = kanon._search_session({'classes': '_kanon_rc_', 'lattice': '_kanon_rl_', 'evals': '_kanon_re_',
-      'packed': '_kanon_rw_'}, kanon._records_search_settings()) -%}
+      'packed': '_kanon_rw_'}, parallel=true) -%}
+  {%- do session.update({'restore': kanon._records_search_apply_settings()}) -%}
   {%- set t = session.tables -%}
   {%- do kanon._records_drop_temporary(t) -%}
   {#- in stages on Spark: as one statement there, every label table's CTE scanned the relation again -#}

@@ -1,8 +1,8 @@
 {#-
   Phase 2 of the record search (_records_search): classify. Only nodes whose lower bound is
   within the best loss found matter (_records_within_best). Entropy and height: top-down, every
-  such node of unknown state at the highest height, lean (pass or fail only; the few that pass
-  evaluated again in full: _records_complete_batch), since a node that fails there settles
+  such node of unknown state at the highest height, lean (pass or fail only; by entropy the few
+  that pass evaluated again in full, _records_complete_batch), since a node that fails there settles
   everything below it. Discernibility: binary search over heights, every node of unknown state
   at the height nearest the middle of their span (each batch settles one).
 
@@ -27,8 +27,9 @@
       {%- set ns.done = true -%}
     {%- else -%}
       {%- set batch = kanon._records_search_batch(plan, search, unknown ~ ' and _k_height = ' ~ (height | int), lean=top_down) -%}
-      {%- if top_down -%}
-        {#- most of these nodes fail and need no loss: the few that pass are evaluated again, in full -#}
+      {%- if top_down and plan.loss != 'height' -%}
+        {#- most of these nodes fail and need no loss: the few that pass are evaluated again, in full
+            (by height, not: a lean row has the height, and the report evaluates the chosen node) -#}
         {%- do kanon._records_complete_batch(plan, search, batch) -%}
       {%- endif -%}
       {%- do kanon._records_propagate(plan, search, batch) -%}

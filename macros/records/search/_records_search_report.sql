@@ -1,13 +1,14 @@
 {#-
   Phase 4 of the record search (_records_search): report. The chosen node (by height: the lowest
-  satisfying node, evaluated if it was inferred; else the least loss, ties to the least height,
-  then the smallest levels in the order the columns come), its figures by fate
+  satisfying node, evaluated in full, since it was inferred or evaluated lean; else the least
+  loss, ties to the least height, then the smallest levels in the order the columns come), its
+  figures by fate
   (_records_node_details), and for each quasi-identifier how many suppressed records one more
   step on it would rescue (_records_rescue). No node satisfying the model within the budget
   refuses the release, reported from the most general node (_records_refusal).
 
   reads   the lattice (`lattice`), the nodes evaluated (`evals`), the class table (`classes`)
-  writes  nothing kept: evaluates the chosen or the most general node when it was not, then
+  writes  nothing kept: evaluates the chosen node (by height) or the most general node, then
           drops every scratch table of the search
   returns the search's state (less the phases' own) with node, details, rescue, refused,
           nodes_evaluated, search_seconds and scan_seconds
@@ -17,7 +18,9 @@
   {%- if plan.loss == 'height' -%}
     {%- set chosen = run_query('select _k_node, _k_evaluated from ' ~ t.lattice ~ " where _k_state = 'pass' order by _k_height, "
         ~ (kanon._records_levels(plan) | join(', ')) ~ ' limit 1').rows -%}
-    {%- if chosen and chosen[0][1] | int == 0 -%}
+    {#- evaluated in full: inferred, or evaluated lean (classify keeps only its height) -#}
+    {%- if chosen -%}
+      {%- do kanon._scratch_delete(t.evals, '_k_node = ' ~ chosen[0][0]) -%}
       {%- do kanon._records_search_batch(plan, search, '_k_node = ' ~ chosen[0][0], at_most=1) -%}
     {%- endif -%}
   {%- endif -%}
@@ -40,6 +43,7 @@
   {%- set rescue = [] if refused is not none else kanon._records_rescue(plan, search, best) -%}
   {%- do kanon._records_drop_temporary(t) -%}
   {%- set session = search.session -%}
+  {%- do kanon._records_search_restore(session.restore) -%}
   {{ return(dict(kanon._records_search_state(search), node=best, details=details, rescue=rescue, refused=refused,
       nodes_evaluated=evaluated, search_seconds=kanon._search_seconds(session.searching),
       scan_seconds=kanon._search_seconds(session.started, session.searching))) }}
@@ -49,6 +53,7 @@
     generalize), and no scratch table left. -#}
 {% macro _records_search_nothing(plan, search) %}
   {%- do kanon._records_drop_temporary(search.tables) -%}
+  {%- do kanon._records_search_restore(search.session.restore) -%}
   {%- set node = {'_k_node': 0, '_k_height': 0, '_k_suppressed_records': 0, '_k_missing_records': 0, '_k_loss_height': 0,
       '_k_loss_discernibility': 0, '_k_loss_non_uniform_entropy': 0} -%}
   {%- for qi in plan.qis -%}{%- do node.update({'_k_l' ~ qi.index: 0}) -%}{%- endfor -%}
