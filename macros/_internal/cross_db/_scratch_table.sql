@@ -85,7 +85,7 @@
   {%- if '.' in name -%}
     {%- do run_query(kanon._postgres_scratch_create_sql(name, sql)) -%}
   {%- else -%}
-    {%- do default___scratch_create(name, sql, in_stages) -%}
+    {%- do kanon.default___scratch_create(name, sql, in_stages) -%}
   {%- endif -%}
 {% endmacro %}
 
@@ -154,7 +154,7 @@
     {%- do run_query(kanon._postgres_scratch_create_sql(sibling, sql)
         ~ '; insert into ' ~ name ~ ' select * from ' ~ sibling ~ '; drop table ' ~ sibling) -%}
   {%- else -%}
-    {%- do default___scratch_insert(name, sql, in_stages) -%}
+    {%- do kanon.default___scratch_insert(name, sql, in_stages) -%}
   {%- endif -%}
 {% endmacro %}
 
