@@ -50,8 +50,7 @@ from oracles.ptables import ptable_csv, simple_ptable
 pytestmark = [pytest.mark.dbt, pytest.mark.spark]
 
 K = 2
-# KANON_SPARK_CLUSTER=1 (make test-spark-cluster): the module on a standalone cluster started for it
-# (a master, two workers, a Spark Connect server; profiles.yml's spark_cluster output), not in process
+# make test-spark-cluster: the module on a standalone cluster (the module's docstring)
 ON_CLUSTER = os.environ.get("KANON_SPARK_CLUSTER") == "1"
 Rows = list[tuple[str | None, ...]]
 # (person, branch, title): labels with an apostrophe, a double quote, a backslash, non-ASCII
@@ -266,9 +265,8 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
                KANON_SPARK_DIR=str(workdir / "spark"), DBT_SEND_ANONYMOUS_USAGE_STATS="false", **KEYS)
     # on a cluster: the keys in its JVMs' environment, where kanon's SQL reads them (on the
     # executors), and nowhere in the SQL; stopped when the module ends, or its setup fails
-    with contextlib.ExitStack() as cluster:
-        if ON_CLUSTER:
-            started = cluster.enter_context(spark_cluster.running(workdir / "cluster", env=KEYS))
+    with spark_cluster.running(workdir / "cluster", env=KEYS) if ON_CLUSTER else contextlib.nullcontext() as started:
+        if started is not None:
             env.update(KANON_TARGET="spark_cluster", SPARK_REMOTE=started.remote)
         yield _first_releases(workdir, schema, project, env)
 

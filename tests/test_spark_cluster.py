@@ -13,7 +13,6 @@ tests/test_spark.py on a cluster (KANON_SPARK_CLUSTER=1); `make test` skips it, 
 from __future__ import annotations
 
 import os
-import socket
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -70,17 +69,11 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]
         yield {"cluster": started, "schema": schema, "runner": runner, "spark": spark}
 
 
-def _listening(port: int) -> bool:
-    with socket.socket() as sock:
-        return sock.connect_ex(("127.0.0.1", port)) == 0
-
-
 def test_the_rows_are_evaluated_by_two_executor_jvms_other_than_the_driver(cluster: dict[str, Any]) -> None:
     spark, started = cluster["spark"], cluster["cluster"]
     assert set(started.pids) == {"master", "worker1", "worker2", "connect"}
     assert all(spark_cluster.alive(pid) for pid in started.pids.values())
-    jvms = {row[0] for row in spark.sql("select java_method('java.lang.ProcessHandle', 'current') "
-                                        "from range(0, 64, 1, 8)").collect()}
+    jvms = spark_cluster.executor_jvms(spark)
     # the driver is the Connect server's JVM: the executors are two other processes
     assert len(jvms) == spark_cluster.WORKERS
     assert str(started.pids["connect"]) not in jvms
@@ -114,13 +107,13 @@ def test_the_command_starts_reports_and_stops_a_cluster(tmp_path: Path, capsys: 
     try:
         assert f"export SPARK_REMOTE={started.remote}" in capsys.readouterr().out
         assert cli(["spark-cluster", "status", "--dir", str(directory)]) == 0
-        assert _listening(port)
+        assert spark_cluster.listening(port)
         with pytest.raises(RuntimeError, match="stop it first"):
             spark_cluster.start(directory)
     finally:
         assert cli(["spark-cluster", "stop", "--dir", str(directory)]) == 0
     assert "stopped: connect, worker1, worker2, master" in capsys.readouterr().out
     assert not any(spark_cluster.alive(pid) for pid in started.pids.values())
-    assert not _listening(port)
+    assert not spark_cluster.listening(port)
     assert not (directory / "cluster.json").exists()
     assert cli(["spark-cluster", "status", "--dir", str(directory)]) == 1

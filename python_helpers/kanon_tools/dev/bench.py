@@ -322,10 +322,11 @@ def run_size(kind: str, size: int, repeats: int, workdir: Path, quiet: bool, pyt
     spark: the Spark settings (required for kind spark, ignored otherwise). failures: where a Spark
     model that failed is recorded (without it, as elsewhere, a failure raises)."""
     workdir.mkdir(parents=True, exist_ok=True)
-    if kind == "spark" and spark is not None and spark.cluster:
-        with spark.started(workdir / f"cluster_{label(size)}"):
-            return _run_size(kind, size, repeats, workdir, quiet, python, spark, failures, memory)
-    return _run_size(kind, size, repeats, workdir, quiet, python, spark, failures, memory)
+    # a cluster for the run where the Spark settings ask for one (SparkSettings.started)
+    started = (spark.started(workdir / f"cluster_{label(size)}") if kind == "spark" and spark is not None
+               else contextlib.nullcontext())
+    with started:
+        return _run_size(kind, size, repeats, workdir, quiet, python, spark, failures, memory)
 
 
 def _run_size(kind: str, size: int, repeats: int, workdir: Path, quiet: bool, python: bool,

@@ -38,7 +38,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kanon_tools.spark_sql import JVM_OPTIONS
+from kanon_tools.spark_sql import JVM_OPTIONS, session_settings
 
 DEFAULT_DIR = Path("target/spark_cluster")
 WORKERS = 2
@@ -80,11 +80,16 @@ def _wait_for_port(port: int, process: subprocess.Popen[bytes], log: Path, timeo
         if process.poll() is not None:
             raise RuntimeError(f"exited with {process.returncode} before listening on {port}:\n"
                                + log.read_text(errors="replace")[-3000:])
-        with socket.socket() as sock:
-            if sock.connect_ex(("127.0.0.1", port)) == 0:
-                return
+        if listening(port):
+            return
         time.sleep(0.2)
     raise RuntimeError(f"not listening on {port} after {timeout:.0f} s:\n" + log.read_text(errors="replace")[-3000:])
+
+
+def listening(port: int) -> bool:
+    """Whether a process on this machine accepts connections on `port`."""
+    with socket.socket() as sock:
+        return sock.connect_ex(("127.0.0.1", port)) == 0
 
 
 def _jvm_env(extra: dict[str, str]) -> dict[str, str]:
@@ -104,22 +109,19 @@ def _spawn(name: str, argv: list[str], directory: Path, env: dict[str, str]) -> 
 
 
 def server_settings(directory: Path, memory: str) -> dict[str, str]:
-    """The Connect server's settings: profiles.yml's in-process spark output's (the same
-    metastore layout and JVM options), for a driver whose executors are the workers'."""
-    return {
-        "spark.sql.warehouse.dir": f"{directory}/warehouse",
+    """The Connect server's settings: profiles.yml's in-process spark output's (session_settings:
+    the same metastore layout, JVM options and session settings) but for its master, and the
+    executors', one core each on the workers."""
+    settings = {name: value for name, value in session_settings(directory, memory=memory).items()
+                if name != "spark.master"}
+    settings.update({
         "spark.sql.catalogImplementation": "hive",
-        "spark.hadoop.javax.jdo.option.ConnectionURL":
-            f"jdbc:derby:;databaseName={directory}/metastore_db;create=true",
-        "spark.driver.extraJavaOptions": f"-Dderby.system.home={directory} {JVM_OPTIONS}",
         "spark.executor.extraJavaOptions": JVM_OPTIONS,
-        "spark.driver.memory": memory,
         "spark.executor.memory": memory,
         "spark.executor.cores": "1",
         "spark.cores.max": str(WORKERS),
-        "spark.sql.shuffle.partitions": "4",
-        "spark.ui.enabled": "false",
-    }
+    })
+    return settings
 
 
 def start(directory: Path = DEFAULT_DIR, *, memory: str = "2g", timeout: float = 180,
@@ -211,7 +213,7 @@ def _executors(remote: str, timeout: float) -> int:
     seen = 0
     try:
         while time.monotonic() < deadline:
-            seen = max(seen, _distinct_executor_jvms(spark))
+            seen = max(seen, len(executor_jvms(spark)))
             if seen >= WORKERS:
                 break
             time.sleep(1)
@@ -220,11 +222,11 @@ def _executors(remote: str, timeout: float) -> int:
     return seen
 
 
-def _distinct_executor_jvms(spark: Any) -> int:
-    """Distinct JVMs (process ids) that evaluated a partitioned query's rows."""
-    rows = spark.sql("select count(distinct jvm) from (select java_method('java.lang.ProcessHandle', 'current') "
-                     "as jvm from range(0, 64, 1, 8))").collect()
-    return int(rows[0][0])
+def executor_jvms(spark: Any) -> set[str]:
+    """The JVMs (process ids) that evaluated the rows of a query in eight partitions."""
+    rows = spark.sql("select distinct java_method('java.lang.ProcessHandle', 'current') "
+                     "from range(0, 64, 1, 8)").collect()
+    return {str(row[0]) for row in rows}
 
 
 def alive(pid: int) -> bool:
