@@ -13,7 +13,7 @@ from kanon_tools.cli.bench_records import loss_list
 from kanon_tools.cli.bench_spark import release_models
 from kanon_tools.dev.bench import SparkSettings
 from kanon_tools.dev.bench_records import statements_of_last_run
-from kanon_tools.dev.bench_spark import RELEASE_MODELS, Case, Timed, markdown
+from kanon_tools.dev.bench_spark import DEFAULT_RELEASES, INPUTS, RELEASE_MODELS, Case, Timed, markdown
 
 LOG = """\
 [0m10:00:00.000001 [debug] [Thread-1 (]: Began running node model.kanon_bench.records_release
@@ -56,9 +56,23 @@ def test_the_spark_report_judges_each_median_against_its_target() -> None:
     assert "local[2], driver memory 2g" in text
 
 
+def test_a_release_at_size_is_judged_against_its_floor_timed_in_the_same_run() -> None:
+    floor = Timed(Case("records_floor", "a copy of 10,000,000 people", None), [30.0, 20.0, 25.0], 3)
+    within = Timed(Case("records_release", "records of 10,000,000 people", None, "records_floor", 4), [99.0], 300)
+    beyond = Timed(Case("records_release", "records of 10,000,000 people", None, "records_floor", 4), [101.0], 300)
+    rows = [line for line in markdown([floor, within, beyond], SparkSettings(cluster=True), "bench").splitlines()
+            if line.startswith("| a copy") or line.startswith("| records")]
+    assert rows == ["| a copy of 10,000,000 people | records_floor | 25.0 (20.0-30.0) | 3 | – | – |",
+                    "| records of 10,000,000 people | records_release | 99.0 (99.0-99.0) | 300 | 100 (4 x records_floor) "
+                    "| yes |",
+                    "| records of 10,000,000 people | records_release | 101.0 (101.0-101.0) | 300 | 100 (4 x records_floor) "
+                    "| no |"]
+
+
 def test_the_spark_benchmark_runs_the_releases_asked_for() -> None:
     assert release_models("records_release, release_thin") == ["records_release", "release_thin"]
-    assert set(RELEASE_MODELS) == {"release_thin", "records_release", "table_release"}
+    assert set(DEFAULT_RELEASES) == {"release_thin", "records_release", "table_release"}
+    assert set(RELEASE_MODELS) == set(DEFAULT_RELEASES) | {"records_floor", "table3_release"} == set(INPUTS)
     for bad in ("", "records", "records_release,tables"):
         with pytest.raises(argparse.ArgumentTypeError, match="table_release"):
             release_models(bad)

@@ -1,4 +1,4 @@
-"""`python -m kanon_tools bench-spark`: the three release kinds on local Spark (kanon_tools.dev.bench_spark)."""
+"""`python -m kanon_tools bench-spark`: the three release kinds on Spark (kanon_tools.dev.bench_spark)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ release_models = choice_list(bench_spark.RELEASE_MODELS)
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser("bench-spark", help="the three release kinds on local Spark (BENCHMARKS.md)",
+    parser = subparsers.add_parser("bench-spark", help="the three release kinds on Spark (BENCHMARKS.md)",
                                    description=bench_spark.__doc__,
                                    formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--events", type=positive_count, default=20_000, help="events of the count release")
@@ -28,9 +28,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--cluster", action="store_true",
                         help="on a standalone cluster started for the run (two workers of one core, --memory "
                              "each, and a Spark Connect server: make spark-cluster), not local[N]")
-    parser.add_argument("--releases", type=release_models, default=list(bench_spark.RELEASE_MODELS),
-                        help="which releases, comma-separated (default all: "
-                             + ",".join(bench_spark.RELEASE_MODELS) + ")")
+    parser.add_argument("--releases", type=release_models, default=list(bench_spark.DEFAULT_RELEASES),
+                        help="which releases, comma-separated, of " + ",".join(bench_spark.RELEASE_MODELS)
+                             + " (default the three small targets: " + ",".join(bench_spark.DEFAULT_RELEASES) + ")")
     parser.add_argument("--workdir", default="target/bench_spark")
     parser.add_argument("--out", default="target/bench_spark.md")
     parser.add_argument("--quiet", action="store_true")

@@ -1,22 +1,30 @@
-"""`python -m kanon_tools bench-spark` (part of `make bench`): the three release kinds on local Spark.
+"""`python -m kanon_tools bench-spark` (part of `make bench`): the three release kinds on Spark.
 
-The targets, on dbt-spark's session method (local[N], the driver's memory as given):
-a count release of 20,000 events within 20 s, a record release of 3,000 people within 30 s and a
-table with totals of 6 x 4 within 45 s, each the model's own time after the session is up (dbt's
-execution time of the node; the Spark session starts before it, when dbt first connects).
+The targets, on dbt-spark's session method (local[N], the driver's memory as given, or a
+standalone cluster with `--cluster`): a count release of 20,000 events within 20 s, a record
+release of 3,000 people within 30 s and a table with totals of 6 x 4 within 45 s, each the model's
+own time after the session is up (dbt's execution time of the node; the Spark session starts
+before it, when dbt first connects). At size: a record release within 4 x a plain `create table
+as select` of the same people (records_floor, timed when asked for), and the three-way table of
+about 100,000 cells, subtotals and totals within 5 minutes.
 
 The inputs are the other benchmarks' generators at those sizes, written into one scratch DuckDB
 file, exported to Parquet and registered in a fresh Spark warehouse (bench.spark_from_duckdb):
 
   release_thin     kanon.release_counts over the generator's events (the thin report: branch x
                    age band x title, hierarchies as the count benchmark's), `--events` of them
-  records_release  kanon.release_records over bench-records' synthetic people (five
-                   quasi-identifiers, a 2,000-node lattice, k=5, 4 %), `--people` of them
+  records_floor    a plain `create table as select` of bench-records' synthetic people (the
+                   floor of the record release), `--people` of them
+  records_release  kanon.release_records over the same people (five quasi-identifiers, a
+                   2,000-node lattice, k=5, 4 %)
   table_release    kanon.release_table over bench-table's events, `--rows` x `--columns` leaves
+  table3_release   kanon.release_table over bench-table's three-way events (200 areas in
+                   districts of 10 x 50 topics x 8 age bands: 101,439 cells, subtotals and totals)
 
-each through the k_anonymous materialization, in its own dbt process, `--repeats` times (the
-median is reported), with the statements dbt logged for the last run (on Spark a statement, not a
-row, is the unit of cost).
+each through the k_anonymous materialization (the floor as a table), in its own dbt process,
+`--repeats` times (the median is reported), with the statements dbt logged for the last run (on
+Spark a statement, not a row, is the unit of cost). Only the inputs of the releases asked for are
+generated.
 """
 
 from __future__ import annotations
@@ -48,11 +56,14 @@ from kanon_tools.dev.bench_table import SHAPES
 
 @dataclass(frozen=True)
 class Case:
-    """One release timed: its model, what it releases, and its target in seconds."""
+    """One release timed: its model, what it releases, and its target: `target` seconds, or within
+    `factor` x the median of the model `floor` (timed before it in the same run); neither: a floor."""
 
     model: str
     what: str
-    target: float
+    target: float | None
+    floor: str | None = None
+    factor: float = 1.0
 
 
 @dataclass
@@ -66,20 +77,36 @@ class Timed:
         return statistics.median(self.seconds)
 
 
-RELEASE_MODELS = ("release_thin", "records_release", "table_release")
+RELEASE_MODELS = ("release_thin", "records_floor", "records_release", "table_release", "table3_release")
+# what runs unless --releases says otherwise: the three small targets
+DEFAULT_RELEASES = ("release_thin", "records_release", "table_release")
+# the dbt models each release reads (built once, before any is timed)
+INPUTS = {"release_thin": ("bench_events", "bench_hierarchy_branch", "bench_hierarchy_age_band",
+                          "bench_hierarchy_title"),
+          "records_floor": ("bench_records",),
+          "records_release": ("bench_records", "bench_records_hierarchy_zip", "bench_records_hierarchy_occupation"),
+          "table_release": (SHAPES["2d"].events_model,),
+          "table3_release": (SHAPES["3d"].events_model, f"bench_{SHAPES['3d'].name}_hierarchy_area")}
 
 
-def write_inputs(scratch: Path, events: int, people: int, rows: int, columns: int) -> dict[str, str]:
-    """The three releases' inputs in the scratch DuckDB file's main schema; the bench project's vars
+def write_inputs(scratch: Path, releases: Sequence[str], events: int, people: int, rows: int, columns: int,
+                 ) -> dict[str, str]:
+    """The inputs of `releases` in the scratch DuckDB file's main schema; the bench project's vars
     naming them as Spark will (SPARK_SCHEMA.<table>)."""
     for stale in (scratch, Path(f"{scratch}.wal")):
         stale.unlink(missing_ok=True)
-    generate.write_duckdb(scratch, "events", events=events, quiet=True)
-    write_records("duckdb", people, scratch, "main.records")
-    shape = SHAPES["2d"]
-    load_frames("duckdb", scratch, shape.tables(rows, columns, "main"))
-    return dict(project_vars({"default": f"{SPARK_SCHEMA}.events"}), bench_records=f"{SPARK_SCHEMA}.records",
-                **{shape.events_model: f"{SPARK_SCHEMA}.{shape.name}_events"})
+    variables = dict(project_vars({"default": f"{SPARK_SCHEMA}.events"}))
+    if "release_thin" in releases:
+        generate.write_duckdb(scratch, "events", events=events, quiet=True)
+    if {"records_floor", "records_release"} & set(releases):
+        write_records("duckdb", people, scratch, "main.records")
+        variables["bench_records"] = f"{SPARK_SCHEMA}.records"
+    for model, shape, size in (("table_release", SHAPES["2d"], (rows, columns)),
+                               ("table3_release", SHAPES["3d"], (SHAPES["3d"].rows, SHAPES["3d"].columns))):
+        if model in releases:
+            load_frames("duckdb", scratch, shape.tables(*size, "main"))
+            variables[shape.events_model] = f"{SPARK_SCHEMA}.{shape.name}_events"
+    return variables
 
 
 def run(args: argparse.Namespace) -> int:
@@ -96,7 +123,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _time_releases(args: argparse.Namespace, workdir: Path, settings: SparkSettings) -> list[Timed]:
-    variables = write_inputs(workdir / "inputs.duckdb", args.events, args.people, args.rows, args.columns)
+    releases = [model for model in RELEASE_MODELS if model in args.releases]  # a floor before its release
+    variables = write_inputs(workdir / "inputs.duckdb", releases, args.events, args.people, args.rows, args.columns)
     warehouse, _ = spark_from_duckdb(workdir / "inputs.duckdb", workdir / "spark", settings)
     project = workdir / "project"
     write_project(project)
@@ -106,17 +134,21 @@ def _time_releases(args: argparse.Namespace, workdir: Path, settings: SparkSetti
     log = workdir / "logs"
     runner = DbtRunner(project, env=env, target_path=workdir / "target", log_path=log, timeout=None, process=True)
     runner.run("deps")
-    inputs = ("bench_events", "bench_hierarchy_branch", "bench_hierarchy_age_band", "bench_hierarchy_title",
-              "bench_records", "bench_records_hierarchy_zip", "bench_records_hierarchy_occupation",
-              SHAPES["2d"].events_model)
+    inputs = sorted({model for release in releases for model in INPUTS[release]})
     setup = runner.run("run", "--select", "package:kanon,path:models/audit", *inputs, "--vars", json.dumps(variables))
     if not setup.ok:
         raise RuntimeError(f"dbt run of the audit trail and the inputs failed:\n{setup.output[-3000:]}")
+    three = SHAPES["3d"]
+    floored = "records_floor" in releases  # then the record release's target is 4 x its floor, not 30 s
     cases = (Case("release_thin", f"counts of {args.events:,} events", 20),
-             Case("records_release", f"records of {args.people:,} people", 30),
-             Case("table_release", f"a {args.rows} x {args.columns} table with totals", 45))
+             Case("records_floor", f"a copy of {args.people:,} people (create table as select)", None),
+             Case("records_release", f"records of {args.people:,} people", None if floored else 30,
+                  "records_floor" if floored else None, 4),
+             Case("table_release", f"a {args.rows} x {args.columns} table with totals", 45),
+             Case("table3_release", f"a {three.describe(three.rows, three.columns)} table with subtotals and totals",
+                  300))
     timed = []
-    for case in (case for case in cases if case.model in args.releases):
+    for case in (case for case in cases if case.model in releases):
         seconds = []
         for _ in range(args.repeats):
             result = runner.run("run", "--select", case.model, "--vars", json.dumps(variables))
@@ -139,7 +171,18 @@ def markdown(timed: Sequence[Timed], settings: SparkSettings, command: str) -> s
         "| release | model | seconds, median (min-max) | statements | target s | met |",
         "|---|---|---|---:|---:|---|",
     ]
+    medians = {t.case.model: t.median for t in timed}
     for t in timed:
+        target, label = _target(t.case, medians)
+        met = "–" if target is None else "yes" if t.median <= target else "no"
         lines.append(f"| {t.case.what} | {t.case.model} | {t.median:.1f} ({min(t.seconds):.1f}-{max(t.seconds):.1f}) "
-                     f"| {t.statements:,} | {t.case.target:.0f} | {'yes' if t.median <= t.case.target else 'no'} |")
+                     f"| {t.statements:,} | {label} | {met} |")
     return "\n".join(lines) + "\n"
+
+
+def _target(case: Case, medians: dict[str, float]) -> tuple[float | None, str]:
+    """A case's target in seconds and how the report shows it ('–' for a floor)."""
+    if case.floor is not None:
+        target = case.factor * medians[case.floor]
+        return target, f"{target:.0f} ({case.factor:g} x {case.floor})"
+    return case.target, "–" if case.target is None else f"{case.target:.0f}"
