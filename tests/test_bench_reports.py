@@ -8,12 +8,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+import numpy as np
 import pytest
 from kanon_tools.cli.bench_records import loss_list
 from kanon_tools.cli.bench_spark import release_models
 from kanon_tools.dev.bench import SparkSettings
 from kanon_tools.dev.bench_records import statements_of_last_run
 from kanon_tools.dev.bench_spark import DEFAULT_RELEASES, INPUTS, RELEASE_MODELS, Case, Timed, markdown
+from kanon_tools.dev.lattice_rollup import PivotCost, class_counts, pivot_costs
 
 LOG = """\
 [0m10:00:00.000001 [debug] [Thread-1 (]: Began running node model.kanon_bench.records_release
@@ -62,11 +64,10 @@ def test_a_release_at_size_is_judged_against_its_floor_timed_in_the_same_run() -
     beyond = Timed(Case("records_release", "records of 10,000,000 people", None, "records_floor", 4), [101.0], 300)
     rows = [line for line in markdown([floor, within, beyond], SparkSettings(cluster=True), "bench").splitlines()
             if line.startswith("| a copy") or line.startswith("| records")]
+    release = "| records of 10,000,000 people | records_release"
     assert rows == ["| a copy of 10,000,000 people | records_floor | 25.0 (20.0-30.0) | 3 | – | – |",
-                    "| records of 10,000,000 people | records_release | 99.0 (99.0-99.0) | 300 | 100 (4 x records_floor) "
-                    "| yes |",
-                    "| records of 10,000,000 people | records_release | 101.0 (101.0-101.0) | 300 | 100 (4 x records_floor) "
-                    "| no |"]
+                    f"{release} | 99.0 (99.0-99.0) | 300 | 100 (4 x records_floor) | yes |",
+                    f"{release} | 101.0 (101.0-101.0) | 300 | 100 (4 x records_floor) | no |"]
 
 
 def test_the_spark_benchmark_runs_the_releases_asked_for() -> None:
@@ -76,3 +77,17 @@ def test_the_spark_benchmark_runs_the_releases_asked_for() -> None:
     for bad in ("", "records", "records_release,tables"):
         with pytest.raises(argparse.ArgumentTypeError, match="table_release"):
             release_models(bad)
+
+
+def test_the_roll_up_probe_counts_classes_and_takes_the_smallest_pivot_below_each_node() -> None:
+    # two quasi-identifiers: a, b, c, d -> {ab, cd} -> *; x, y -> *. Records (a,x) (b,x) (c,y) (d,y).
+    letters = np.array([0, 1, 2, 3])
+    top = np.zeros(4, dtype=np.int64)
+    codes = [[letters, letters // 2, top], [np.array([0, 0, 1, 1]), top]]
+    counts = class_counts(codes, max_height=3)
+    assert counts[(0, 0)] == 4 and counts[(1, 0)] == 2 and counts[(0, 1)] == 4 and counts[(1, 1)] == 2
+    assert counts[(2, 0)] == 2 and counts[(2, 1)] == 1
+    direct, costs = pivot_costs(counts, height=2)  # the batch: (2, 0) and (1, 1)
+    assert direct == 2 * 4
+    # at height 1: (2, 0) lies above (1, 0) only; (1, 1) above (1, 0) (2 classes) and (0, 1) (4): (1, 0) for both
+    assert costs == [PivotCost(1, pivots=1, build_rows=4, evaluate_rows=2 + 2)]
