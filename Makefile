@@ -87,7 +87,8 @@ LINT_ENV = KANON_DUCKDB_PATH=$(LINT)/$(1).duckdb KANON_PSEUDONYM_KEY=$(LINT_KEY)
 BENCH_LINT_ENV := KANON_DUCKDB_PATH=$(LINT)/bench.duckdb KANON_SCHEMA=main DBT_LOG_PATH=$(LINT)/logs/bench
 
 ## lint-source: ruff, mypy, sqlfluff on the package's own models, macros and analyses, and the
-## length of every macro body (scripts/lint_macros.py: at most 120 lines)
+## length of every macro body and width of every macro line (scripts/lint_macros.py: at most
+## 120 lines, 120 characters)
 lint-source: lint-python lint-sql lint-macros
 
 lint-macros: $(STAMP)

@@ -1,13 +1,18 @@
-"""Fail when a macro, generic test or materialization of macros/**/*.sql is too long.
+"""Fail when a macro, generic test or materialization of macros/**/*.sql is too long or too wide.
 
 A body is the lines between the `{% macro %}` (or `{% test %}`, `{% materialization %}`) line and
 the line of its `{% endmacro %}`-style end; more than MAX_BODY_LINES of them is an error, listed
 as `file:line name length`. Jinja comments are skipped (a comment may quote a tag).
 
-    python scripts/lint_macros.py [--max N] [PATH ...]
+Every line of a file, Jinja comments included, is at most MAX_WIDTH characters wide; a wider one
+is an error, listed as `file:line width`. MAX_WIDTH is ruff.toml's `line-length` and .sqlfluff's
+`max_line_length`: sqlfluff never lints macro bodies, so this is where macros meet that width.
+
+    python scripts/lint_macros.py [--max N] [--max-width N] [PATH ...]
 
 PATH: files or folders (folders: their *.sql, recursively); default: macros/ beside this script.
-Exit 0 when every body fits, 1 when one does not, 2 on a tag without its end.
+Exit 0 when every body fits and every line is narrow enough, 1 when one is not, 2 on a tag
+without its end.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 MAX_BODY_LINES = 120
+MAX_WIDTH = 120  # ruff.toml's line-length, .sqlfluff's max_line_length
 ROOT = Path(__file__).resolve().parents[1]
 KINDS = ("macro", "materialization", "test")
 COMMENT = re.compile(r"{#.*?#}", re.DOTALL)
@@ -34,6 +40,15 @@ class Body:
     line: int
     name: str
     length: int
+
+
+@dataclass(frozen=True)
+class WideLine:
+    """One line wider than the limit: where it is and how many characters it holds."""
+
+    path: Path
+    line: int
+    width: int
 
 
 class UnbalancedError(ValueError):
@@ -77,6 +92,14 @@ def too_long(paths: Iterable[Path], max_lines: int = MAX_BODY_LINES) -> list[Bod
     return [body for path in sql_files(paths) for body in bodies(path) if body.length > max_lines]
 
 
+def too_wide(paths: Iterable[Path], max_width: int = MAX_WIDTH) -> list[WideLine]:
+    """The lines wider than `max_width` characters, file by file, top to bottom."""
+    return [WideLine(path, number, len(line))
+            for path in sql_files(paths)
+            for number, line in enumerate(path.read_text().splitlines(), start=1)
+            if len(line) > max_width]
+
+
 def _display(path: Path) -> str:
     try:
         return str(path.resolve().relative_to(Path.cwd()))
@@ -88,19 +111,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("paths", nargs="*", type=Path, default=[ROOT / "macros"])
     parser.add_argument("--max", type=int, default=MAX_BODY_LINES, help="the longest body allowed, in lines")
+    parser.add_argument("--max-width", type=int, default=MAX_WIDTH,
+                        help="the widest line allowed, in characters")
     args = parser.parse_args(argv)
     try:
         long_bodies = too_long(args.paths, args.max)
     except UnbalancedError as error:
         print(f"lint_macros: {error}", file=sys.stderr)
         return 2
+    wide_lines = too_wide(args.paths, args.max_width)
     for body in long_bodies:
         print(f"{_display(body.path)}:{body.line} {body.name} {body.length}")
+    for wide in wide_lines:
+        print(f"{_display(wide.path)}:{wide.line} {wide.width}")
     if long_bodies:
         print(f"lint_macros: {len(long_bodies)} body(ies) longer than {args.max} lines: split them "
               "into named pieces", file=sys.stderr)
-        return 1
-    return 0
+    if wide_lines:
+        print(f"lint_macros: {len(wide_lines)} line(s) wider than {args.max_width} characters: wrap them "
+              "inside a Jinja tag, where the wrapping is not output", file=sys.stderr)
+    return 1 if long_bodies or wide_lines else 0
 
 
 if __name__ == "__main__":

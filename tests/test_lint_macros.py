@@ -1,11 +1,14 @@
-"""scripts/lint_macros.py, the length limit on macro bodies that `make lint` checks: a body of
-MAX_BODY_LINES lines passes, one line more fails with file:line name length. No warehouse."""
+"""scripts/lint_macros.py, the limits on macros that `make lint` checks: a body of MAX_BODY_LINES
+lines passes, one line more fails with file:line name length; a line of MAX_WIDTH characters
+passes, one character more fails with file:line width. No warehouse."""
 
 from __future__ import annotations
 
+import configparser
 import importlib.util
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 from types import ModuleType
 
@@ -33,8 +36,8 @@ def _macro(name: str, body_lines: int, kind: str = "macro") -> str:
     return f"{{% {kind} {name}(a) %}}\n{body}{{% end{kind} %}}\n"
 
 
-def _run(*paths: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, str(SCRIPT), *map(str, paths)], capture_output=True, text=True,
+def _run(*arguments: Path | str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, str(SCRIPT), *map(str, arguments)], capture_output=True, text=True,
                           check=False, cwd=ROOT)
 
 
@@ -74,3 +77,41 @@ def test_a_macro_without_its_end_is_an_error(tmp_path: Path) -> None:
     result = _run(tmp_path)
     assert result.returncode == 2
     assert "open_ended has no endmacro" in result.stderr
+
+
+def test_a_line_of_the_width_passes(tmp_path: Path) -> None:
+    line = "-- " + "x" * (lint_macros.MAX_WIDTH - 3)
+    (tmp_path / "narrow.sql").write_text(f"{line}\n{_macro('narrow', 1)}")
+    result = _run(tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout == ""
+
+
+def test_a_line_one_character_wider_fails_naming_file_line_and_width(tmp_path: Path) -> None:
+    width = lint_macros.MAX_WIDTH + 1
+    wide = "{#- " + "x" * (width - 8) + " -#}"  # a comment is a line like any other
+    (tmp_path / "wide.sql").write_text(f"{_macro('fits', 1)}{wide}\n")
+    result = _run(tmp_path)
+    assert result.returncode == 1
+    # the macro takes three lines: its tag, one body line and its end
+    assert result.stdout.splitlines() == [f"{tmp_path / 'wide.sql'}:4 {width}"]
+
+
+def test_max_width_sets_the_limit(tmp_path: Path) -> None:
+    (tmp_path / "e.sql").write_text("select 1\n")
+    assert _run(tmp_path).returncode == 0
+    result = _run("--max-width", "7", tmp_path)
+    assert (result.returncode, result.stdout) == (1, f"{tmp_path / 'e.sql'}:1 8\n")
+
+
+def test_the_width_is_the_one_ruff_and_sqlfluff_declare() -> None:
+    ruff = tomllib.loads((ROOT / "ruff.toml").read_text())
+    sqlfluff = configparser.ConfigParser()
+    sqlfluff.read_string((ROOT / ".sqlfluff").read_text())
+    assert ruff["line-length"] == lint_macros.MAX_WIDTH
+    assert sqlfluff.getint("sqlfluff", "max_line_length") == lint_macros.MAX_WIDTH
+
+
+def test_the_package_macros_pass() -> None:
+    result = _run(ROOT / "macros")
+    assert result.returncode == 0, result.stdout + result.stderr

@@ -6,7 +6,8 @@
 
 {#- The audit models and which shell each is: [(model name, which)]. -#}
 {% macro _audit_tables() %}
-  {{ return([('kanon_audit_groups', 'groups'), ('kanon_audit_hierarchies', 'hierarchies'), ('kanon_audit_releases', 'releases')]) }}
+  {{ return([('kanon_audit_groups', 'groups'), ('kanon_audit_hierarchies', 'hierarchies'),
+             ('kanon_audit_releases', 'releases')]) }}
 {% endmacro %}
 
 {#- The audit models' names. -#}
@@ -111,7 +112,8 @@ where 1 = 0
 {% macro _audit_relation(name) %}
   {%- set node = graph.nodes.get('model.kanon.' ~ name) -%}
   {%- if node is none -%}
-    {{ exceptions.raise_compiler_error("kanon: the audit model " ~ name ~ " is missing or disabled; the k_anonymous materialization records every release there") }}
+    {{ exceptions.raise_compiler_error("kanon: the audit model " ~ name ~ " is missing or disabled; the k_anonymous"
+        ~ " materialization records every release there") }}
   {%- endif -%}
   {{ return(api.Relation.create(database=node.database, schema=node.schema, identifier=node.alias, type='table')) }}
 {% endmacro %}

@@ -6,7 +6,8 @@
 {#- A hand-written model's policy is its SQL and its gate's config. (A release_counts release
     carries its fingerprint in its long form, as its 'policy' row.) -#}
 {% macro _hand_written_policy_fingerprint(sql, k, count_column, max_suppression) %}
-  {{ return(local_md5('k=' ~ k ~ '\ncount_column=' ~ count_column ~ '\nmax_suppression=' ~ max_suppression ~ '\n' ~ sql)) }}
+  {{ return(local_md5('k=' ~ k ~ '\ncount_column=' ~ count_column ~ '\nmax_suppression=' ~ max_suppression
+      ~ '\n' ~ sql)) }}
 {% endmacro %}
 
 {#- released_at is the warehouse's clock when the summary row is written (after the swap, in the
@@ -42,9 +43,12 @@
 {%- endmacro -%}
 
 {#- A REFUSED release: the gate's failing check and why (counts only), and the plan it was refused
-    with (bound where the marker is: run it with _audit_write_bound(sql, [release.release_plan])). any_row: also not when a PENDING row is there (a Spark release that may have gone live). -#}
+    with (bound where the marker is: run it with _audit_write_bound(sql, [release.release_plan])).
+    any_row: also not when a PENDING row is there (a Spark release that may have gone live). -#}
 {% macro _audit_insert_refused(audit_releases, release, check, reason, any_row=false) %}
-  insert into {{ audit_releases }} {{ kanon._audit_columns('releases', through='reason', also=['failed_check', 'release_kind', 'release_plan', 'input_rows']) }}
+  {%- set input_rows = release.get('input_rows') %}
+  insert into {{ audit_releases }} {{ kanon._audit_columns('releases', through='reason',
+      also=['failed_check', 'release_kind', 'release_plan', 'input_rows']) }}
   select
     {{ kanon._audit_release_literals(release) }},
     {{ kanon._sql_text(release.count_column) }},
@@ -53,7 +57,7 @@
     {{ kanon._sql_text(check) }},
     {{ kanon._sql_text(release.release_kind) }},
     {{ kanon._audit_bound_marker() }},
-    cast({{ release.get('input_rows') if release.get('input_rows') is not none else 'null' }} as {{ dbt.type_bigint() }})
+    cast({{ input_rows if input_rows is not none else 'null' }} as {{ dbt.type_bigint() }})
   where {{ kanon._audit_not_yet_recorded(audit_releases, release, any_row) }}
 {% endmacro %}
 
@@ -98,7 +102,8 @@
     _k_levels._k_label
   from (
     {%- for column in d.level_columns[1:] %}
-    {% if not loop.first %}union all {% endif %}select cast({{ q(d.level_columns[0]) }} as {{ string }}) as _k_leaf, {{ loop.index }} as _k_level, cast({{ q(column) }} as {{ string }}) as _k_label from {{ d.relation }}
+    {% if not loop.first %}union all {% endif %}select cast({{ q(d.level_columns[0]) }} as {{ string }}) as _k_leaf, {{
+      loop.index }} as _k_level, cast({{ q(column) }} as {{ string }}) as _k_label from {{ d.relation }}
     {%- endfor %}
   ) as _k_levels
   where not exists (select 1 from {{ audit_hierarchies }} as known where known.content_hash = '{{ d.hierarchy }}')
@@ -118,7 +123,8 @@
     {{ kanon._audit_release_literals(release) }},
     {{ kanon._sql_text(release.count_column) }},
     '{{ status }}', cast(null as {{ dbt.type_string() }})
-    {%- for fact in ['cells_in', 'cells_passed', 'cells_generalized', 'cells_suppressed', 'rows_published', 'people_suppressed'] %},
+    {%- for fact in ['cells_in', 'cells_passed', 'cells_generalized', 'cells_suppressed', 'rows_published',
+                     'people_suppressed'] %},
     cast({{ facts[fact] }} as {{ bigint }})
     {%- endfor %},
     cast({{ facts.suppression_rate }} as {{ dbt.type_numeric() }}),
@@ -127,7 +133,8 @@
     cast(null as {{ dbt.type_string() }}),
     '{{ release.release_kind }}',
     {{ kanon._audit_bound_marker() }}
-    {%- for fact in ['rows_compared', 'rows_changed_small', 'rows_held', 'rows_appeared', 'rows_disappeared', 'input_rows'] %},
+    {%- for fact in ['rows_compared', 'rows_changed_small', 'rows_held', 'rows_appeared', 'rows_disappeared',
+                     'input_rows'] %},
     cast({{ facts[fact] if facts[fact] is not none else 'null' }} as {{ bigint }})
     {%- endfor %},
     {{ kanon._sql_text(facts.key_fingerprint) }},
@@ -157,7 +164,8 @@
   {{ return([
       kanon._sql_text(spent.source), kanon._sql_text(facts.privacy_unit),
       number(spent.get('epsilon'), float), number(spent.get('rho'), float), number(spent.delta, float),
-      number(facts.get('contributions_dropped'), bigint), number(facts.get('events_outside_cells'), bigint)] | join(', ')) }}
+      number(facts.get('contributions_dropped'), bigint), number(facts.get('events_outside_cells'), bigint)
+    ] | join(', ')) }}
 {% endmacro %}
 
 {#- A number as a typed literal, NULL for none; floats written with repr's precision. -#}

@@ -50,13 +50,15 @@
   {%- do kanon._check_column_name(report, 'report (the name of a released model)', who) -%}
   {%- if cells is string -%}
     {%- if cells | trim == '' -%}
-      {{ exceptions.raise_compiler_error(who ~ ": cells must be a relation or a select with one column per dimension, got an empty text") }}
+      {{ exceptions.raise_compiler_error(who ~ ": cells must be a relation or a select with one column per dimension,"
+          ~ " got an empty text") }}
     {%- endif -%}
   {%- else -%}
     {%- do kanon._check_relation(cells, 'cells (a relation, or a select as text)', who) -%}
   {%- endif -%}
   {%- if people is not none -%}
-    {%- do kanon._check_column_name(people, 'people (the column of cells holding each cell\'s people in the release)', who) -%}
+    {%- do kanon._check_column_name(people, 'people (the column of cells holding each cell\'s people in the release)',
+                                    who) -%}
   {%- endif -%}
   {%- if not execute -%}{{ return('select 1 as _kanon_parse_placeholder') }}{%- endif -%}
   {%- set release = kanon._audit_cell_fates_release(who, report, invocation_id) -%}
@@ -70,7 +72,8 @@
     {%- set named = [] -%}
     {%- for column in cell_columns if column | lower == people | lower -%}{%- do named.append(column) -%}{%- endfor -%}
     {%- if named | length != 1 -%}
-      {{ exceptions.raise_compiler_error(who ~ ": people='" ~ people ~ "' is not a column of cells (" ~ (cell_columns | join(', ')) ~ ")") }}
+      {{ exceptions.raise_compiler_error(who ~ ": people='" ~ people ~ "' is not a column of cells ("
+          ~ (cell_columns | join(', ')) ~ ")") }}
     {%- endif -%}
     {%- set held = 'case when coalesce(_k_cell.' ~ q(named[0]) ~ ', 0) > 0 then 1 else 0 end' -%}
   {%- endif -%}
@@ -79,7 +82,8 @@
   {%- set groups = kanon._audit_relation('kanon_audit_groups') -%}
   {%- set steps = plan.ladder -%}
   {%- set suppress_nulls = plan.null_policy == 'suppress' -%}
-  {%- set key = "invocation_id = '" ~ release[0] ~ "' and report_unique_id = '" ~ (release[1] | replace("'", "''")) ~ "'" -%}
+  {%- set key = "invocation_id = '" ~ release[0] ~ "' and report_unique_id = '" ~ (release[1] | replace("'", "''"))
+      ~ "'" -%}
   {%- set keyed = kanon._audit_cell_fates_keys(plan, null_key) -%}
   {%- set values, needed, recoded, originals = keyed['values'], keyed.needed, keyed.recoded, keyed.originals -%}
   {%- set thin = keyed.thin %}
@@ -127,7 +131,8 @@ _k_recoded as {{ kanon._cte_materialized(true) }} (
       {{ kanon._json_object(originals) }} as _k_cell_labels,
       {{ held if held is not none else '1' }} as _k_held,
       {%- if suppress_nulls %}
-      case when {% for d in plan.dimensions %}{% if not loop.first %} + {% endif %}_k_code{{ loop.index0 }}._k_null{% endfor %} > 0 then 1 else 0 end as _k_null,
+      case when {% for d in plan.dimensions %}{% if not loop.first %} + {% endif %}_k_code{{ loop.index0 }}._k_null
+      {%- endfor %} > 0 then 1 else 0 end as _k_null,
       {%- else %}
       0 as _k_null,
       {%- endif %}
@@ -154,13 +159,13 @@ _k_recoded as {{ kanon._cte_materialized(true) }} (
       ~ ((" and invocation_id = '" ~ (invocation_id | replace("'", "''")) ~ "'") if invocation_id is not none else "")
       ~ " order by released_at desc limit 1") -%}
   {%- if found.rows | length == 0 -%}
-    {{ exceptions.raise_compiler_error(who ~ ": the audit trail " ~ releases ~ " holds no published release of '" ~ report ~ "'"
-        ~ ((" from invocation " ~ invocation_id) if invocation_id is not none else "")) }}
+    {{ exceptions.raise_compiler_error(who ~ ": the audit trail " ~ releases ~ " holds no published release of '"
+        ~ report ~ "'" ~ ((" from invocation " ~ invocation_id) if invocation_id is not none else "")) }}
   {%- endif -%}
   {%- set release = found.rows[0] -%}
   {%- if release[2] is none -%}
-    {{ exceptions.raise_compiler_error(who ~ ": '" ~ report ~ "' was released from a hand-written aggregate: its groups are its published rows, "
-        ~ "listed in kanon_audit_groups, and there is no ladder to replay") }}
+    {{ exceptions.raise_compiler_error(who ~ ": '" ~ report ~ "' was released from a hand-written aggregate: its groups"
+        ~ " are its published rows, listed in kanon_audit_groups, and there is no ladder to replay") }}
   {%- endif -%}
   {{ return(release) }}
 {% endmacro %}

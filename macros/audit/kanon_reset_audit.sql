@@ -38,7 +38,8 @@
       {% call statement('kanon_reset_audit') -%}
         delete from {{ relation }} as trail {{ where.get(name, '') }}
       {%- endcall %}
-      {{ log("kanon_reset_audit: deleted audit rows from " ~ relation ~ (" older than " ~ older_than_days ~ " days" if older_than_days is not none else ""), info=true) }}
+      {{ log("kanon_reset_audit: deleted audit rows from " ~ relation
+             ~ (" older than " ~ older_than_days ~ " days" if older_than_days is not none else ""), info=true) }}
     {%- endif -%}
   {%- endfor -%}
   {% do adapter.commit() %}

@@ -7,13 +7,15 @@
     {%- do found.append(node) -%}
   {%- endfor -%}
   {%- if found | length == 0 -%}
-    {{ exceptions.raise_compiler_error(who ~ ": no model named '" ~ name ~ "' in this project or its packages (enabled models only)") }}
+    {{ exceptions.raise_compiler_error(who ~ ": no model named '" ~ name
+        ~ "' in this project or its packages (enabled models only)") }}
   {%- elif found | length > 1 -%}
     {{ exceptions.raise_compiler_error(who ~ ": several models named '" ~ name ~ "': "
         ~ (found | map(attribute='unique_id') | sort | join(', '))) }}
   {%- endif -%}
   {%- if found[0].config.materialized == 'ephemeral' -%}
-    {{ exceptions.raise_compiler_error(who ~ ": " ~ found[0].unique_id ~ " is ephemeral: it publishes no relation to read") }}
+    {{ exceptions.raise_compiler_error(who ~ ": " ~ found[0].unique_id
+        ~ " is ephemeral: it publishes no relation to read") }}
   {%- endif -%}
   {{ return(found[0]) }}
 {% endmacro %}

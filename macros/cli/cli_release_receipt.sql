@@ -16,27 +16,29 @@
 {% macro cli_release_receipt(report, invocation_id=none) %}
   {%- set who = 'kanon.cli_release_receipt' -%}
   {%- if report is not string or report | trim == '' -%}
-    {{ exceptions.raise_compiler_error(who ~ ": report must be a released model's name or unique id, got " ~ kanon._describe_value(report)) }}
+    {{ exceptions.raise_compiler_error(who ~ ": report must be a released model's name or unique id, got "
+        ~ kanon._describe_value(report)) }}
   {%- endif -%}
   {%- if invocation_id is not none and (invocation_id is not string or invocation_id | trim == '') -%}
-    {{ exceptions.raise_compiler_error(who ~ ": invocation_id must be a dbt invocation id (see python -m kanon_tools audit-log), got "
-        ~ kanon._describe_value(invocation_id)) }}
+    {{ exceptions.raise_compiler_error(who ~ ": invocation_id must be a dbt invocation id"
+        ~ " (see python -m kanon_tools audit-log), got " ~ kanon._describe_value(invocation_id)) }}
   {%- endif -%}
   {%- do kanon._cli_read_only() -%}
   {%- set releases = kanon._cli_audit_releases(who) -%}
-  {%- set fields = ['report', 'report_unique_id', 'invocation_id', 'released_at', 'status', 'reason', 'failed_check', 'k',
-                    'release_kind', 'policy_fingerprint', 'rows_released', 'cells_in', 'cells_suppressed', 'people_in',
-                    'people_suppressed', 'release_plan', 'rows_compared', 'rows_changed_small', 'rows_held',
-                    'rows_appeared', 'rows_disappeared'] -%}
-  {%- set counts = ['k', 'rows_released', 'cells_in', 'cells_suppressed', 'people_in', 'people_suppressed', 'rows_compared',
-                    'rows_changed_small', 'rows_held', 'rows_appeared', 'rows_disappeared'] -%}
+  {%- set fields = ['report', 'report_unique_id', 'invocation_id', 'released_at', 'status', 'reason', 'failed_check',
+                    'k', 'release_kind', 'policy_fingerprint', 'rows_released', 'cells_in', 'cells_suppressed',
+                    'people_in', 'people_suppressed', 'release_plan', 'rows_compared', 'rows_changed_small',
+                    'rows_held', 'rows_appeared', 'rows_disappeared'] -%}
+  {%- set counts = ['k', 'rows_released', 'cells_in', 'cells_suppressed', 'people_in', 'people_suppressed',
+                    'rows_compared', 'rows_changed_small', 'rows_held', 'rows_appeared', 'rows_disappeared'] -%}
   {%- set present = adapter.get_columns_in_relation(releases) | map(attribute='name') | map('lower') | list -%}
   {%- set name = report | trim | replace("'", "''") -%}
   {%- set matching -%}
     (report = '{{ name }}' or report_unique_id = '{{ name }}')
     {%- if invocation_id is not none %} and invocation_id = '{{ invocation_id | trim | replace("'", "''") }}'{% endif %}
   {%- endset -%}
-  {%- set reports = run_query("select distinct report_unique_id from " ~ releases ~ " where " ~ matching).columns[0].values() | list -%}
+  {%- set found = run_query("select distinct report_unique_id from " ~ releases ~ " where " ~ matching) -%}
+  {%- set reports = found.columns[0].values() | list -%}
   {%- if reports | length > 1 -%}
     {{ exceptions.raise_compiler_error(who ~ ": several reports are named '" ~ report ~ "' in the audit trail ("
         ~ (reports | map('string') | sort | join(', ')) ~ "); give the unique id as report") }}
@@ -44,7 +46,8 @@
   {%- set sql -%}
     select
       {%- for field in fields %}
-      {% if field in present %}{{ field }}{% else %}cast(null as {{ dbt.type_string() }}) as {{ field }}{% endif %}{% if not loop.last %},{% endif %}
+      {% if field in present %}{{ field }}{% else %}cast(null as {{ dbt.type_string() }}) as {{ field }}{% endif %}
+      {%- if not loop.last %},{% endif %}
       {%- endfor %}
     from {{ releases }}
     where {{ matching }}

@@ -36,17 +36,20 @@
   {%- set who = 'kanon.cli_report' -%}
   {%- if reports is not none and (reports is string or reports is mapping or reports is not iterable
         or reports | length == 0 or reports | reject('string') | list | length > 0) -%}
-    {{ exceptions.raise_compiler_error(who ~ ": reports must be a non-empty list of released models' names or unique ids, got " ~ kanon._describe_value(reports)) }}
+    {{ exceptions.raise_compiler_error(who ~ ": reports must be a non-empty list of released models' names or unique"
+        ~ " ids, got " ~ kanon._describe_value(reports)) }}
   {%- endif -%}
   {%- if since is not none and (since is not string or not modules.re.match('^[0-9]{4}-[0-9]{2}-[0-9]{2}$', since)) -%}
-    {{ exceptions.raise_compiler_error(who ~ ": since must be a date, YYYY-MM-DD, got " ~ kanon._describe_value(since)) }}
+    {{ exceptions.raise_compiler_error(who ~ ": since must be a date, YYYY-MM-DD, got "
+        ~ kanon._describe_value(since)) }}
   {%- endif -%}
   {%- do kanon._cli_read_only() -%}
   {%- set releases = kanon._cli_audit_releases(who) -%}
   {%- set groups = kanon._audit_relation('kanon_audit_groups') -%}
-  {%- set groups = adapter.get_relation(database=groups.database, schema=groups.schema, identifier=groups.identifier) -%}
-  {%- set fields = ['report', 'report_unique_id', 'invocation_id', 'released_at', 'status', 'reason', 'failed_check', 'k',
-                    'release_kind', 'rows_released', 'cells_in', 'cells_suppressed', 'people_suppressed',
+  {%- set groups = adapter.get_relation(database=groups.database, schema=groups.schema,
+                                        identifier=groups.identifier) -%}
+  {%- set fields = ['report', 'report_unique_id', 'invocation_id', 'released_at', 'status', 'reason', 'failed_check',
+                    'k', 'release_kind', 'rows_released', 'cells_in', 'cells_suppressed', 'people_suppressed',
                     'suppression_rate', 'rows_changed_small', 'rows_held', 'release_plan', 'kind_facts'] -%}
   {%- set counts = ['k', 'rows_released', 'cells_in', 'cells_suppressed', 'people_suppressed', 'rows_changed_small',
                     'rows_held'] -%}
@@ -55,7 +58,8 @@
   {%- if reports is not none -%}
     {%- set names = [] -%}
     {%- for name in reports -%}{%- do names.append("'" ~ name | trim | replace("'", "''") ~ "'") -%}{%- endfor -%}
-    {%- do where.append('(report in (' ~ names | join(', ') ~ ') or report_unique_id in (' ~ names | join(', ') ~ '))') -%}
+    {%- do where.append('(report in (' ~ names | join(', ') ~ ') or report_unique_id in (' ~ names | join(', ')
+        ~ '))') -%}
   {%- endif -%}
   {%- if since is not none -%}
     {%- do where.append("released_at >= cast('" ~ since ~ "' as " ~ dbt.type_timestamp() ~ ")") -%}
@@ -64,7 +68,8 @@
   {%- set sql -%}
     select
       {%- for field in fields %}
-      {% if field in present %}{{ field }}{% else %}cast(null as {{ dbt.type_string() }}) as {{ field }}{% endif %}{% if not loop.last %},{% endif %}
+      {% if field in present %}{{ field }}{% else %}cast(null as {{ dbt.type_string() }}) as {{ field }}{% endif %}
+      {%- if not loop.last %},{% endif %}
       {%- endfor %}
     from {{ releases }}{{ where_sql }}
     order by released_at, report, invocation_id
@@ -77,7 +82,8 @@
     {%- set release = {} -%}
     {%- for field in fields -%}
       {%- set value = row[field] -%}
-      {%- do release.update({field: none if value is none else (value | int if field in counts else value | string)}) -%}
+      {%- do release.update({field: none if value is none
+                                    else (value | int if field in counts else value | string)}) -%}
     {%- endfor -%}
     {%- do out.append(release) -%}
     {%- if release.release_kind not in kinds -%}
@@ -109,7 +115,9 @@
     {%- do grids.append(kanon._cli_report_grid(unique_id, kind)) -%}
   {%- endfor -%}
   {%- set latest = {} -%}
-  {%- for release in out if release.status == 'RELEASED' -%}{%- do latest.update({release.report_unique_id: release}) -%}{%- endfor -%}
+  {%- for release in out if release.status == 'RELEASED' -%}
+    {%- do latest.update({release.report_unique_id: release}) -%}
+  {%- endfor -%}
   {%- set sizes = [] -%}
   {%- for release in latest.values() if (kinds[release.release_kind] or {}).get('sizes') -%}
     {%- do sizes.append(kanon._cli_report_sizes(release, groups, kinds[release.release_kind].sizes)) -%}
@@ -187,10 +195,13 @@
     {%- if method == 'published_cells' -%}
       {%- set count_column = found.node.config.get('count_column') or 'people' -%}
       {%- set measure = count_column ~ ' per cell or total' -%}
-      {%- set cells = 'select ' ~ q(count_column) ~ ' as _k_size from ' ~ found.relation ~ ' where ' ~ q('status') ~ " = 'published'" -%}
+      {%- set cells = 'select ' ~ q(count_column) ~ ' as _k_size from ' ~ found.relation
+          ~ ' where ' ~ q('status') ~ " = 'published'" -%}
     {%- else -%}
       {%- set columns = {} -%}
-      {%- for c in adapter.get_columns_in_relation(found.relation) -%}{%- do columns.update({c.name | lower: c.name}) -%}{%- endfor -%}
+      {%- for c in adapter.get_columns_in_relation(found.relation) -%}
+        {%- do columns.update({c.name | lower: c.name}) -%}
+      {%- endfor -%}
       {%- set qis = [] -%}
       {%- for c in (fromjson(release.release_plan or '{}').get('columns') or []) if c.role == 'quasi_identifier' -%}
         {%- if c.name | lower not in columns -%}
@@ -215,5 +226,6 @@
   {%- endset -%}
   {%- set bins = [] -%}
   {%- for row in run_query(sql).rows -%}{%- do bins.append([row[0] | int, row[1] | int]) -%}{%- endfor -%}
-  {{ return(dict(out, source='trail' if method == 'trail_groups' else 'model', measure=measure, k=k, top=top, sizes=bins)) }}
+  {{ return(dict(out, source='trail' if method == 'trail_groups' else 'model', measure=measure, k=k, top=top,
+                 sizes=bins)) }}
 {% endmacro %}

@@ -13,7 +13,8 @@
   {%- set who = 'kanon.cli_scan_release' -%}
   {%- do kanon._check_whole_number(min_cell, 'min_cell', who, minimum=2) -%}
   {%- if count_column is not none and (count_column is not string or count_column == '') -%}
-    {{ exceptions.raise_compiler_error(who ~ ": count_column must be a column name, got " ~ kanon._describe_value(count_column)) }}
+    {{ exceptions.raise_compiler_error(who ~ ": count_column must be a column name, got "
+        ~ kanon._describe_value(count_column)) }}
   {%- endif -%}
   {%- do kanon._cli_read_only() -%}
   {%- set node = kanon._cli_model(report, who) -%}

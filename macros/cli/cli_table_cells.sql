@@ -12,7 +12,8 @@
   The dimensions are the columns published beside a <d>_level column, in the mart's order; one
   with a <d>_parent column has a hierarchy. Emits one KANON_JSON line
     {relation, k, zeros_hidden, protection (the width release_table promised, or null), noisy (released
-     with noise: its counts are perturbed and its totals not additive), count_column, dimensions: [{name, hierarchical}],
+     with noise: its counts are perturbed and its totals not additive), count_column,
+     dimensions: [{name, hierarchical}],
      cells: [[[[label, level, parent label or null], ... one per dimension], count or null, status,
               [additive (true, false or null at a leaf), ... one per dimension]]]}
   (numbers as integers). Refuses, in one line, a model that is missing, not built or not a table
@@ -22,12 +23,14 @@
 {% macro cli_table_cells(report) %}
   {%- set who = 'kanon.cli_table_cells' -%}
   {%- if report is not string or report | trim == '' -%}
-    {{ exceptions.raise_compiler_error(who ~ ": report must be a released model's name, got " ~ kanon._describe_value(report)) }}
+    {{ exceptions.raise_compiler_error(who ~ ": report must be a released model's name, got "
+        ~ kanon._describe_value(report)) }}
   {%- endif -%}
   {%- do kanon._cli_read_only() -%}
   {%- set node = kanon._cli_model(report | trim, who) -%}
   {%- if node.config.get('kanon_release_kind') != 'table' -%}
-    {{ exceptions.raise_compiler_error(who ~ ": " ~ node.unique_id ~ " is not a table released by kanon.release_table") }}
+    {{ exceptions.raise_compiler_error(who ~ ": " ~ node.unique_id
+        ~ " is not a table released by kanon.release_table") }}
   {%- endif -%}
   {%- do kanon._cli_emit(kanon._cli_table_grid(node, kanon._cli_model_relation(node, who), who)) -%}
 {% endmacro %}
@@ -42,14 +45,15 @@
     {%- do dimensions.append({'name': name, 'hierarchical': name ~ '_parent' in columns}) -%}
   {%- endfor -%}
   {%- if dimensions | length == 0 -%}
-    {{ exceptions.raise_compiler_error(who ~ ": " ~ relation ~ " has no dimension (no column published beside its <dimension>_level column; its columns: "
-        ~ columns | join(', ') ~ ")") }}
+    {{ exceptions.raise_compiler_error(who ~ ": " ~ relation ~ " has no dimension (no column published beside its"
+        ~ " <dimension>_level column; its columns: " ~ columns | join(', ') ~ ")") }}
   {%- endif -%}
   {%- set count_column = node.config.get('count_column') or 'people' -%}
   {%- set needed = [count_column, 'status'] -%}
   {%- for d in dimensions -%}{%- do needed.append(d.name ~ '_additive') -%}{%- endfor -%}
   {%- for name in needed if name not in columns -%}
-    {{ exceptions.raise_compiler_error(who ~ ": " ~ relation ~ " has no column '" ~ name ~ "' (its columns: " ~ columns | join(', ') ~ ")") }}
+    {{ exceptions.raise_compiler_error(who ~ ": " ~ relation ~ " has no column '" ~ name ~ "' (its columns: "
+        ~ columns | join(', ') ~ ")") }}
   {%- endfor -%}
   {%- set q = kanon._quote -%}
   {%- set string = dbt.type_string() -%}
@@ -59,10 +63,12 @@
   {%- for d in dimensions -%}
     {%- do selected.append('cast(' ~ q(d.name) ~ ' as ' ~ string ~ ')') -%}
     {%- do selected.append(q(d.name ~ '_level')) -%}
-    {%- do selected.append(('cast(' ~ q(d.name ~ '_parent') ~ ' as ' ~ string ~ ')') if d.hierarchical else ('cast(null as ' ~ string ~ ')')) -%}
+    {%- do selected.append(('cast(' ~ q(d.name ~ '_parent') ~ ' as ' ~ string ~ ')') if d.hierarchical
+                           else ('cast(null as ' ~ string ~ ')')) -%}
   {%- endfor -%}
   {#- a published cell's count only: a hidden one's is never read, whatever the mart holds -#}
-  {%- do selected.extend(["case when " ~ q('status') ~ " = 'published' then " ~ q(count_column) ~ " end", q('status')]) -%}
+  {%- do selected.extend(["case when " ~ q('status') ~ " = 'published' then " ~ q(count_column) ~ " end",
+                          q('status')]) -%}
   {%- for d in dimensions -%}{%- do selected.append(q(d.name ~ '_additive')) -%}{%- endfor -%}
   {%- set sql -%}
     select {{ selected | join(', ') }}

@@ -9,8 +9,9 @@
         ~ ", which the k_anonymous gate checks and the audit records; set k in one place") }}
   {%- endif -%}
   {%- if audit and count_column is not none and count_column != config_count -%}
-    {{ exceptions.raise_compiler_error(who ~ ": count_column='" ~ count_column ~ "' differs from the model's config count_column='"
-        ~ config_count ~ "', which the k_anonymous gate checks; set it in one place") }}
+    {{ exceptions.raise_compiler_error(who ~ ": count_column='" ~ count_column
+        ~ "' differs from the model's config count_column='" ~ config_count
+        ~ "', which the k_anonymous gate checks; set it in one place") }}
   {%- endif -%}
   {{ return((k if k is not none else config_k, count_column or config_count or 'people')) }}
 {% endmacro %}

@@ -5,7 +5,8 @@
   {%- if node is not none and node.package_name == 'kanon' and node.name in kanon._audit_model_names() -%}
     {%- set suffix = var('kanon_audit_schema', 'kanon_audit') -%}
     {%- if suffix is not string or (suffix | trim) == '' -%}
-      {{ exceptions.raise_compiler_error("kanon: the var kanon_audit_schema must be a non-empty schema name (the audit trail lives in <target schema>_<kanon_audit_schema>), got " ~ suffix) }}
+      {{ exceptions.raise_compiler_error("kanon: the var kanon_audit_schema must be a non-empty schema name"
+          ~ " (the audit trail lives in <target schema>_<kanon_audit_schema>), got " ~ suffix) }}
     {%- endif -%}
     {{ target.schema }}_{{ suffix | trim }}
   {%- elif custom_schema_name is none -%}

@@ -14,8 +14,9 @@
 
   {#- Events of nobody: left out of the release (null_unit='ignore', with a warning) or refusing it. -#}
   {%- if scan_null_unit and not plan.count_rows -%}
-    {%- set nulls = run_query('select count(*) from ' ~ plan.relation ~ ' as _k_source where _k_source.' ~ q(plan.privacy_unit) ~ ' is null and '
-        ~ kanon._counts_delay_condition(plan, '_k_source')).rows[0][0] | int -%}
+    {%- set nulls_sql = 'select count(*) from ' ~ plan.relation ~ ' as _k_source where _k_source.'
+        ~ q(plan.privacy_unit) ~ ' is null and ' ~ kanon._counts_delay_condition(plan, '_k_source') -%}
+    {%- set nulls = run_query(nulls_sql).rows[0][0] | int -%}
     {%- if nulls > 0 -%}
       {%- do kanon._null_unit_found(plan.who, plan.null_unit, nulls, plan.privacy_unit) -%}
     {%- endif -%}
@@ -25,7 +26,8 @@
     {%- set missing_sql -%}
       select
         {%- for d in hierarchical %}
-        {% if not loop.first %}, {% endif %}count(distinct case when _k_h{{ loop.index0 }}._k_leaf is null then _k_src._k_v{{ loop.index0 }} end)
+        {% if not loop.first %}, {% endif -%}
+        count(distinct case when _k_h{{ loop.index0 }}._k_leaf is null then _k_src._k_v{{ loop.index0 }} end)
         {%- endfor %}
       from (
         select
@@ -35,8 +37,9 @@
         from {{ plan.relation }}
       ) as _k_src
       {%- for d in hierarchical %}
-      left join (select distinct cast({{ q(d.level_columns[0]) }} as {{ string }}) as _k_leaf from {{ d.hierarchy }}) as _k_h{{ loop.index0 }}
-        on _k_h{{ loop.index0 }}._k_leaf = _k_src._k_v{{ loop.index0 }}
+      {%- set i, leaf = loop.index0, q(d.level_columns[0]) %}
+      left join (select distinct cast({{ leaf }} as {{ string }}) as _k_leaf from {{ d.hierarchy }}) as _k_h{{ i }}
+        on _k_h{{ i }}._k_leaf = _k_src._k_v{{ i }}
       {%- endfor %}
     {%- endset -%}
     {%- set row = run_query(missing_sql).rows[0] -%}

@@ -41,7 +41,8 @@
   {%- for step in ladder -%}
     {%- set step_no = loop.index -%}
     {%- if step is not mapping or step | length == 0 -%}
-      {{ exceptions.raise_compiler_error(who ~ ": ladder step " ~ step_no ~ " must be a non-empty mapping {dimension: level}, got " ~ (step | string)) }}
+      {{ exceptions.raise_compiler_error(who ~ ": ladder step " ~ step_no
+          ~ " must be a non-empty mapping {dimension: level}, got " ~ (step | string)) }}
     {%- endif -%}
     {%- for name, level in step.items() -%}
       {%- set found = namespace(index=none) -%}
@@ -49,17 +50,22 @@
         {%- set found.index = i -%}
       {%- endfor -%}
       {%- if found.index is none -%}
-        {{ exceptions.raise_compiler_error(who ~ ": ladder step " ~ step_no ~ " names '" ~ name ~ "', which is not one of the dimensions") }}
+        {{ exceptions.raise_compiler_error(who ~ ": ladder step " ~ step_no ~ " names '" ~ name
+            ~ "', which is not one of the dimensions") }}
       {%- endif -%}
       {%- set i = found.index -%}
       {%- if dims[i].hierarchy is none -%}
-        {{ exceptions.raise_compiler_error(who ~ ": ladder step " ~ step_no ~ " raises '" ~ name ~ "', which has no hierarchy (add it to hierarchies)") }}
+        {{ exceptions.raise_compiler_error(who ~ ": ladder step " ~ step_no ~ " raises '" ~ name
+            ~ "', which has no hierarchy (add it to hierarchies)") }}
       {%- endif -%}
       {%- if level is boolean or level is not number or (level | int) != level or level < 0 -%}
-        {{ exceptions.raise_compiler_error(who ~ ": ladder step " ~ step_no ~ ": level of '" ~ name ~ "' must be a whole number >= 0, got " ~ (level | string)) }}
+        {{ exceptions.raise_compiler_error(who ~ ": ladder step " ~ step_no ~ ": level of '" ~ name
+            ~ "' must be a whole number >= 0, got " ~ (level | string)) }}
       {%- endif -%}
       {%- if execute and level > dims[i].depth -%}
-        {{ exceptions.raise_compiler_error(who ~ ": ladder step " ~ step_no ~ " asks for level " ~ level ~ " of '" ~ name ~ "', but its hierarchy " ~ dims[i].hierarchy ~ " only goes up to level " ~ dims[i].depth) }}
+        {{ exceptions.raise_compiler_error(who ~ ": ladder step " ~ step_no ~ " asks for level " ~ level
+            ~ " of '" ~ name ~ "', but its hierarchy " ~ dims[i].hierarchy ~ " only goes up to level "
+            ~ dims[i].depth) }}
       {%- endif -%}
       {%- set ns.current = ns.current[:i] + [level | int] + ns.current[i + 1:] -%}
     {%- endfor -%}

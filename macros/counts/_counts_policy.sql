@@ -35,7 +35,8 @@
   ] -%}
   {#- added only when set, so that the fingerprints of releases made before them do not change -#}
   {%- if plan.delay is not none -%}
-    {%- do parts.append('delay=' ~ tojson({'column': plan.delay.column, 'days': plan.delay.days, 'as_of': plan.delay.as_of}, sort_keys=true)) -%}
+    {%- do parts.append('delay=' ~ tojson({'column': plan.delay.column, 'days': plan.delay.days,
+                                           'as_of': plan.delay.as_of}, sort_keys=true)) -%}
   {%- endif -%}
   {%- if plan.get('on_small_change', 'report') != 'report' -%}
     {%- do parts.append('on_small_change=' ~ plan.on_small_change) -%}
@@ -43,7 +44,8 @@
   {%- set noise = kanon._noise_policy(plan.noise) -%}
   {%- if noise is not none -%}
     {#- what identifies it; its variance and distribution follow from the ptable's hash -#}
-    {%- set identity = noise.identity if noise.mode == 'dp' else {'mode': noise.mode, 'ptable': noise.ptable, 'key_env': noise.key_env} -%}
+    {%- set identity = noise.identity if noise.mode == 'dp'
+        else {'mode': noise.mode, 'ptable': noise.ptable, 'key_env': noise.key_env} -%}
     {%- do parts.append('noise=' ~ tojson(identity, sort_keys=true)) -%}
   {%- endif -%}
   {%- set dimensions = [] -%}

@@ -33,11 +33,12 @@
     noise=none
 ) -%}
   {{ return(adapter.dispatch('release_counts', 'kanon')(
-      relation, privacy_unit, dimensions, hierarchies, k, ladder, measures,
-      count_column, count_rows, null_policy, remainder, warn_missing, null_unit, dominance, delay, on_small_change, noise)) }}
+      relation, privacy_unit, dimensions, hierarchies, k, ladder, measures, count_column, count_rows, null_policy,
+      remainder, warn_missing, null_unit, dominance, delay, on_small_change, noise)) }}
 {%- endmacro %}
 
-{% macro default__release_counts(relation, privacy_unit, dimensions, hierarchies, k, ladder, measures, count_column, count_rows, null_policy, remainder, warn_missing, null_unit, dominance, delay, on_small_change, noise) -%}
+{% macro default__release_counts(relation, privacy_unit, dimensions, hierarchies, k, ladder, measures, count_column,
+    count_rows, null_policy, remainder, warn_missing, null_unit, dominance, delay, on_small_change, noise) -%}
   {#- At parse time dbt only records refs and configs (config.get is a stub then); every
       argument is checked when the model compiles, before anything runs. The audit trail is a
       dependency so that `dbt build` creates it before the first release. -#}
@@ -49,8 +50,9 @@
   {%- do kanon._check_enum(on_small_change, 'on_small_change', ['report', 'hold', 'refuse'], who) -%}
   {%- set audit = config.get('materialized') == 'k_anonymous' -%}
   {%- if on_small_change != 'report' and not audit -%}
-    {{ exceptions.raise_compiler_error(who ~ ": on_small_change='" ~ on_small_change ~ "' compares a release with the previous one on the audit trail,"
-        ~ " which only the k_anonymous materialization keeps; configure the model materialized='k_anonymous'") }}
+    {{ exceptions.raise_compiler_error(who ~ ": on_small_change='" ~ on_small_change
+        ~ "' compares a release with the previous one on the audit trail, which only the k_anonymous materialization"
+        ~ " keeps; configure the model materialized='k_anonymous'") }}
   {%- endif -%}
   {%- if not audit -%}{%- do kanon._warn_one_statement_release(who) -%}{%- endif -%}
   {%- set k, count_column = kanon._release_config_defaults(k, count_column, audit, who) -%}
@@ -97,7 +99,8 @@ union all
 {# ... and under null_policy='suppress' the finest cells with a NULL, suppressed up front ... #}
 select
   {{ nulls }}
-  {{ kanon._long_form_row('group', kanon._counts_group_fields(plan, '_k_d', plan.steps[0], {'decision': "'SUPPRESS'"})) }}
+  {{ kanon._long_form_row('group',
+                           kanon._counts_group_fields(plan, '_k_d', plan.steps[0], {'decision': "'SUPPRESS'"})) }}
 from _k_merged_cells
 where _k_merge = 2
 {%- endif %}
@@ -149,18 +152,22 @@ where {{ zero }}
     rows perturbed, those perturbed to 0 left out. -#}
 {% macro _counts_one_statement_rows(plan, rest) %}
   {%- for source in ['released', 'remainder'] if source == 'released' or plan.remainder %}
-  {%- set perturbed = kanon._noise_perturbed(plan.noise, '_k_row') if plan.noise is not none else {'join': '', 'value': '_k_row._k_count'} %}
+  {%- set perturbed = kanon._noise_perturbed(plan.noise, '_k_row') if plan.noise is not none
+      else {'join': '', 'value': '_k_row._k_count'} %}
 {% if not loop.first %}union all
 {# One row for everything the ladder suppressed, released only when it too is not thin (at
    least k people, and not dominated): one group of the engine, keyed by a constant. #}
 {% endif -%}
 select
-  {{ kanon._counts_published_columns(plan, '_k_row._k_out' if source == 'released' else none, perturbed.value, '_k_row.') }}
+  {{ kanon._counts_published_columns(plan, '_k_row._k_out' if source == 'released' else none, perturbed.value,
+                                     '_k_row.') }}
 {%- if source == 'released' %}
 from _k_released as _k_row
 {%- else %}
 from (
-  {{ kanon._counts_groups(plan, '(select 1 as _k_everything, _k_suppressed.* from ' ~ rest ~ ' as _k_suppressed) as _k_rest', ['_k_everything']) }}
+  {{ kanon._counts_groups(plan,
+                          '(select 1 as _k_everything, _k_suppressed.* from ' ~ rest ~ ' as _k_suppressed) as _k_rest',
+                          ['_k_everything']) }}
 ) as _k_row
 {%- endif %}
 {{ perturbed.join }}
@@ -188,7 +195,8 @@ where {{ 'not ' ~ kanon._counts_is_thin(plan, '_k_row') if source == 'remainder'
 {%- set q = kanon._quote -%}
 {# ... and the facts of the release: the finest cells by decision ... #}
 union all
-{{ kanon._long_form_fact(nulls, 'cells_passed', 'count(*)', source='_k_groups_0 where not ' ~ kanon._counts_is_thin(plan)) }}
+{{ kanon._long_form_fact(nulls, 'cells_passed', 'count(*)',
+    source='_k_groups_0 where not ' ~ kanon._counts_is_thin(plan)) }}
 union all
 {{ kanon._long_form_fact(nulls, 'cells_generalized',
     '(select count(*) from _k_thin_0) - (select count(*) from _k_thin_' ~ names.last ~ ')') }}
@@ -198,12 +206,15 @@ union all
 union all
 {# ... the people suppressed (the ladder's, and under null_policy='suppress' those with a NULL) ... #}
 {{ kanon._long_form_fact(nulls, 'people_suppressed', kanon._counts_people(plan),
-    source='(select _k_person from ' ~ rest ~ (' union all select _k_person from _k_merge_events where _k_merge = 2' if plan.null_policy == 'suppress' else '') ~ ') as _k_suppressed') }}
+    source='(select _k_person from ' ~ rest
+        ~ (' union all select _k_person from _k_merge_events where _k_merge = 2'
+           if plan.null_policy == 'suppress' else '')
+        ~ ') as _k_suppressed') }}
 union all
 {# ... the events without a person (left out; null_unit says whether that refuses the release) ... #}
 {{ kanon._long_form_fact(nulls, 'events_null_unit',
-    '0' if plan.count_rows else '(select count(*) from ' ~ plan.relation ~ ' as _k_source where _k_source.' ~ q(plan.privacy_unit)
-        ~ ' is null and ' ~ kanon._counts_delay_condition(plan, '_k_source') ~ ')',
+    '0' if plan.count_rows else '(select count(*) from ' ~ plan.relation ~ ' as _k_source where _k_source.'
+        ~ q(plan.privacy_unit) ~ ' is null and ' ~ kanon._counts_delay_condition(plan, '_k_source') ~ ')',
     kanon._sql_text(plan.null_unit)) }}
 union all
 {# ... the events it read (with a person, old enough), which the gate compares with the previous release's ... #}
@@ -227,7 +238,8 @@ union all
 union all
 {# ... and, from the cells already grouped, how many distinct values a hierarchy lacks. #}
 {{ kanon._long_form_fact(nulls, 'missing_values', 'count(distinct _k_d' ~ i ~ '_value)', kanon._sql_text(d.name),
-    source='_k_raw_cells where _k_d' ~ i ~ '_level0 = ' ~ d.depth ~ ' and _k_d' ~ i ~ '_value <> ' ~ kanon._null_key()) }}
+    source='_k_raw_cells where _k_d' ~ i ~ '_level0 = ' ~ d.depth ~ ' and _k_d' ~ i ~ '_value <> '
+        ~ kanon._null_key()) }}
 {%- endfor %}
 {%- endif %}
 {# ... and what changed since the previous release (rows compared, changed by 1 to k-1, held, appeared, gone). #}
@@ -238,10 +250,10 @@ union all
     <prefix><i>_level, NULL when prefix is none), the count, the measures (<measures>_k_measure<j>). -#}
 {% macro _counts_published_columns(plan, prefix, count, measures='') %}
   {%- set q = kanon._quote -%}
-  {%- set string = dbt.type_string() -%}
+  {%- set string, int = dbt.type_string(), dbt.type_int() -%}
   {%- for d in plan.dims %}
   {{ (prefix ~ loop.index0 ~ '_label') if prefix else 'cast(null as ' ~ string ~ ')' }} as {{ q(d.column) }},
-  {{ (prefix ~ loop.index0 ~ '_level') if prefix else 'cast(null as ' ~ dbt.type_int() ~ ')' }} as {{ q(d.column ~ '_level') }},
+  {{ (prefix ~ loop.index0 ~ '_level') if prefix else 'cast(null as ' ~ int ~ ')' }} as {{ q(d.column ~ '_level') }},
   {%- endfor %}
   {{ count }} as {{ q(plan.count_column) }}
   {%- for name in plan.measures %},

@@ -20,10 +20,12 @@
     delay=none
 ) -%}
   {{ return(adapter.dispatch('release_decisions', 'kanon')(
-      relation, privacy_unit, dimensions, hierarchies, k, ladder, count_column, count_rows, null_policy, null_unit, dominance, delay)) }}
+      relation, privacy_unit, dimensions, hierarchies, k, ladder, count_column, count_rows, null_policy, null_unit,
+      dominance, delay)) }}
 {%- endmacro %}
 
-{% macro default__release_decisions(relation, privacy_unit, dimensions, hierarchies, k, ladder, count_column, count_rows, null_policy, null_unit, dominance, delay) -%}
+{% macro default__release_decisions(relation, privacy_unit, dimensions, hierarchies, k, ladder, count_column,
+    count_rows, null_policy, null_unit, dominance, delay) -%}
   {%- if not execute -%}
     {{ return('select 1 as _kanon_parse_placeholder') }}
   {%- endif -%}

@@ -46,7 +46,8 @@ group by level
 {%- endmacro %}
 
 {% macro _hierarchy_label_is_blank_with_chr(expression) -%}
-    ({{ expression }} is null or trim(replace(replace(replace({{ expression }}, chr(9), ' '), chr(10), ' '), chr(13), ' ')) = '')
+    {%- set spaced = "replace(replace(replace(" ~ expression ~ ", chr(9), ' '), chr(10), ' '), chr(13), ' ')" -%}
+    ({{ expression }} is null or trim({{ spaced }}) = '')
 {%- endmacro %}
 
 {% macro postgres__hierarchy_label_is_blank(expression) -%}

@@ -13,7 +13,8 @@
   {%- do kanon._check_k(k, 'kanon.k_anonymous') -%}
   {%- set key_columns = key_columns or [] -%}
   {%- if key_columns is string -%}
-    {{ exceptions.raise_compiler_error("kanon.k_anonymous: key_columns must be a list of column names, got '" ~ key_columns ~ "'") }}
+    {{ exceptions.raise_compiler_error("kanon.k_anonymous: key_columns must be a list of column names, got '"
+        ~ key_columns ~ "'") }}
   {%- endif -%}
 select
   {%- for column in key_columns %}

@@ -11,7 +11,8 @@
 {% macro default__test_k_anonymous_records(model, quasi_identifiers, k, privacy_unit) %}
   {%- do kanon._check_k(k, 'kanon.k_anonymous_records') -%}
   {%- if quasi_identifiers is string or quasi_identifiers is not iterable or quasi_identifiers | length == 0 -%}
-    {{ exceptions.raise_compiler_error("kanon.k_anonymous_records: quasi_identifiers must be a non-empty list of column names") }}
+    {{ exceptions.raise_compiler_error("kanon.k_anonymous_records: quasi_identifiers must be a non-empty list of"
+        ~ " column names") }}
   {%- endif -%}
   {%- set group_size = 'count(*)' if privacy_unit is none else 'count(distinct ' ~ privacy_unit ~ ')' -%}
 select

@@ -8,7 +8,8 @@
     interval's share), p_sum.
 -#}
 {% test ptable_probabilities_sum_to_one(model, tolerance=0.000000001, column_name=none) %}
-    {%- do kanon._check_number(tolerance, 'tolerance', kanon._who('kanon.ptable_probabilities_sum_to_one'), minimum=0) -%}
+    {%- do kanon._check_number(tolerance, 'tolerance', kanon._who('kanon.ptable_probabilities_sum_to_one'),
+                               minimum=0) -%}
     {%- set rows = kanon._ptable_rows(model, 'ptable_probabilities_sum_to_one', column_name) -%}
     {{ return(adapter.dispatch('test_ptable_probabilities_sum_to_one', 'kanon')(rows, tolerance)) }}
 {% endtest %}

@@ -4,7 +4,8 @@
 {% macro _hierarchy_content_hash(relation, level_columns) %}
   {%- set row_text -%}
     {%- for col in level_columns -%}
-      coalesce(cast({{ kanon._quote(col) }} as {{ dbt.type_string() }}), '') {%- if not loop.last %} || chr(31) || {% endif -%}
+      coalesce(cast({{ kanon._quote(col) }} as {{ dbt.type_string() }}), '')
+      {%- if not loop.last %} || chr(31) || {% endif -%}
     {%- endfor -%}
   {%- endset -%}
   {%- set hash_sql -%}

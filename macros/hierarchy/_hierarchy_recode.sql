@@ -28,7 +28,8 @@
   {%- if d.hierarchy is none -%}
     {{ return("cast('*' as " ~ dbt.type_string() ~ ")") }}
   {%- endif -%}
-  {{ return('(select max(cast(' ~ kanon._quote(d.level_columns[-1]) ~ ' as ' ~ dbt.type_string() ~ ')) from ' ~ d.hierarchy ~ ')') }}
+  {{ return('(select max(cast(' ~ kanon._quote(d.level_columns[-1]) ~ ' as ' ~ dbt.type_string() ~ ')) from '
+      ~ d.hierarchy ~ ')') }}
 {% endmacro %}
 
 {#- The level a missing or NULL value is labelled at: its hierarchy's root. -#}

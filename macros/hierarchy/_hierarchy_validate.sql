@@ -21,11 +21,13 @@
       (select count(distinct {{ q(levels[-1]) }}) from {{ d.hierarchy }}) as roots,
       (select count(*) from {{ d.hierarchy }} where
         {%- for col in levels %}
-        {% if not loop.first %}or {% endif %}{{ kanon.hierarchy_label_is_blank('cast(' ~ q(col) ~ ' as ' ~ string ~ ')') }}
+        {% if not loop.first %}or {% endif -%}
+        {{ kanon.hierarchy_label_is_blank('cast(' ~ q(col) ~ ' as ' ~ string ~ ')') }}
         {%- endfor %}) as blank_labels,
       (select count(*) from (
         {%- for col in levels[:-1] %}
-        {% if not loop.first %}union all {% endif %}select cast({{ q(col) }} as {{ string }}) as _k_child from {{ d.hierarchy }}
+        {% if not loop.first %}union all {% endif -%}
+        select cast({{ q(col) }} as {{ string }}) as _k_child from {{ d.hierarchy }}
         group by {{ q(col) }} having count(distinct {{ q(levels[loop.index]) }}) > 1
         {%- endfor %}
       ) as _k_two_parents) as two_parents,

@@ -64,12 +64,14 @@
   {%- set scratch = kanon._spark_stage_scratch() -%}
   {%- set stages = [] -%}
   {#- show tables lists the session's temporary views too (third column: isTemporary) -#}
-  {%- for row in run_query("show tables in " ~ kanon._quote(scratch.schema) ~ " like '" ~ relation.identifier ~ "__*'") -%}
+  {%- for row in run_query("show tables in " ~ kanon._quote(scratch.schema)
+                            ~ " like '" ~ relation.identifier ~ "__*'") -%}
     {%- do stages.append((row[1], row[2])) -%}
   {%- endfor -%}
   {#- and what the model's searches left for the release to read (_scratch_table) -#}
   {%- set searched = [] -%}
-  {%- for row in run_query("show tables in " ~ kanon._quote(scratch.schema) ~ " like '_kanon_*_" ~ kanon._scratch_suffix() ~ "*'") -%}
+  {%- for row in run_query("show tables in " ~ kanon._quote(scratch.schema)
+                            ~ " like '_kanon_*_" ~ kanon._scratch_suffix() ~ "*'") -%}
     {%- do searched.append((row[1], row[2])) -%}
   {%- endfor -%}
   {% call statement('kanon_drop_staging') -%}

@@ -19,9 +19,10 @@
       ~ " where d.refobjid = '" ~ (existing_relation | string | replace("'", "''")) ~ "'::regclass"
       ~ " and dependent.oid <> d.refobjid order by 1") -%}
   {%- if found.rows | length > 0 -%}
-    {%- do exceptions.warn("kanon: " ~ model.unique_id ~ ": " ~ (found.rows | length) ~ " view(s) depend on " ~ existing_relation
-        ~ " (" ~ (found.columns[0].values() | join(', ')) ~ "); the release replaces the table and Postgres drops them with the old one. "
-        ~ "Build them as dbt models downstream of the mart so that dbt build recreates them.") -%}
+    {%- do exceptions.warn("kanon: " ~ model.unique_id ~ ": " ~ (found.rows | length) ~ " view(s) depend on "
+        ~ existing_relation ~ " (" ~ (found.columns[0].values() | join(', '))
+        ~ "); the release replaces the table and Postgres drops them with the old one. Build them as dbt models"
+        ~ " downstream of the mart so that dbt build recreates them.") -%}
   {%- endif -%}
 {% endmacro %}
 
@@ -37,7 +38,8 @@
 {% macro duckdb___warn_grants_unsupported(grant_config) %}
   {%- if grant_config -%}
     {%- do exceptions.warn("kanon: " ~ model.unique_id ~ ": grants " ~ tojson(grant_config, sort_keys=true)
-        ~ " are not applied: DuckDB has no roles, and whoever can read the database file can read every table in it, the audit trail included.") -%}
+        ~ " are not applied: DuckDB has no roles, and whoever can read the database file can read every table in it,"
+        ~ " the audit trail included.") -%}
   {%- endif -%}
 {% endmacro %}
 
@@ -47,8 +49,8 @@
 {% macro spark___warn_grants_unsupported(grant_config) %}
   {%- if grant_config and (grant_config.values() | select | list) -%}
     {%- do exceptions.warn("kanon: " ~ model.unique_id ~ ": grants " ~ tojson(grant_config, sort_keys=true)
-        ~ " are not applied: Spark SQL has no grants of its own; control who reads the release's view, its version tables"
-        ~ " and the audit trail's schema in the metastore and the storage.") -%}
+        ~ " are not applied: Spark SQL has no grants of its own; control who reads the release's view, its version"
+        ~ " tables and the audit trail's schema in the metastore and the storage.") -%}
   {%- endif -%}
 {% endmacro %}
 

@@ -34,7 +34,8 @@
 {% macro _spark_stages(sql, prefix, scratch) %}
   {%- set re = modules.re -%}
   {#- a literal, a quoted identifier or a comment (left as they are); a parenthesis; a name -#}
-  {%- set lexeme = re.compile('(?s)(\'(?:[^\'\\\\]|\\\\.)*\'|"(?:[^"\\\\]|\\\\.)*"|`[^`]*`|--[^\\n]*|/\\*.*?\\*/)|([()])|((?<![\\w.`])[A-Za-z_]\\w*)') -%}
+  {%- set lexeme = re.compile('(?s)(\'(?:[^\'\\\\]|\\\\.)*\'|"(?:[^"\\\\]|\\\\.)*"|`[^`]*`|--[^\\n]*|/\\*.*?\\*/)'
+                               ~ '|([()])|((?<![\\w.`])[A-Za-z_]\\w*)') -%}
   {#- WITH after any whitespace and comments (a model may begin with a comment line) -#}
   {%- set opening = re.compile('(?is)(?:\\s|--[^\\n]*|/\\*.*?\\*/)*with\\s+') -%}
   {%- set header = re.compile('(?is)\\s*([A-Za-z_]\\w*)\\s+as\\s*((?:/\\*.*?\\*/\\s*)*)\\(') -%}
@@ -60,12 +61,14 @@
     {%- set m = header.match(sql, ns.at) -%}
     {%- if m and (m.end() - 1) in groups -%}
       {%- set close = groups[m.end() - 1] -%}
-      {%- do ctes.append((m.group(1), 'cache' if 'kanon:cache' in m.group(2) else ('inline' if 'kanon:inline' in m.group(2) else ''), sql[m.end():close])) -%}
+      {%- set mark = 'cache' if 'kanon:cache' in m.group(2) else ('inline' if 'kanon:inline' in m.group(2) else '') -%}
+      {%- do ctes.append((m.group(1), mark, sql[m.end():close])) -%}
       {%- set after = separator.match(sql, close + 1) -%}
       {%- set ns.at = after.end() if after else close + 1 -%}
       {%- set ns.done = not after -%}
     {%- else -%}
-      {{ exceptions.raise_compiler_error("kanon: could not split the release's WITH clause for Spark at: " ~ sql[ns.at:ns.at + 80]) }}
+      {{ exceptions.raise_compiler_error("kanon: could not split the release's WITH clause for Spark at: "
+          ~ sql[ns.at:ns.at + 80]) }}
     {%- endif -%}
   {%- endfor -%}
   {#- how often each CTE is read after it: by the later CTEs and the final select (a name before
@@ -73,7 +76,8 @@
   {%- set reads = {} -%}
   {%- for name, mark, body in ctes -%}{%- do reads.update({name | lower: 0}) -%}{%- endfor -%}
   {%- for name, mark, body in ctes + [('', '', sql[ns.at:])] -%}
-    {%- for m in lexeme.finditer(body) if m.group(3) and (m.group(3) | lower) in reads and body[m.end():m.end() + 1] != '.' -%}
+    {%- for m in lexeme.finditer(body)
+          if m.group(3) and (m.group(3) | lower) in reads and body[m.end():m.end() + 1] != '.' -%}
       {%- do reads.update({m.group(3) | lower: reads[m.group(3) | lower] + 1}) -%}
     {%- endfor -%}
   {%- endfor -%}

@@ -2,7 +2,8 @@
     old one there too: dbt's table materialization drops its backup after the commit, where a
     crash leaves it behind until the next run. -#}
 {% macro _swap_release(existing_relation, backup_relation, intermediate_relation, target_relation) %}
-  {{ return(adapter.dispatch('_swap_release', 'kanon')(existing_relation, backup_relation, intermediate_relation, target_relation)) }}
+  {{ return(adapter.dispatch('_swap_release', 'kanon')(existing_relation, backup_relation, intermediate_relation,
+                                                       target_relation)) }}
 {% endmacro %}
 
 {#- dbt's order: old release renamed to the backup, new one renamed in, backup dropped. -#}
@@ -34,7 +35,8 @@
     in one step: it is dropped first, with a warning, and readers see no relation meanwhile. -#}
 {% macro spark___swap_release(existing_relation, backup_relation, intermediate_relation, target_relation) %}
   {%- set prefix = target_relation.identifier ~ '__kanon_v' -%}
-  {%- set version = target_relation.incorporate(path={'identifier': prefix ~ modules.datetime.datetime.utcnow().strftime('%Y%m%d%H%M%S%f')}, type='table') -%}
+  {%- set stamp = modules.datetime.datetime.utcnow().strftime('%Y%m%d%H%M%S%f') -%}
+  {%- set version = target_relation.incorporate(path={'identifier': prefix ~ stamp}, type='table') -%}
   {%- do adapter.rename_relation(intermediate_relation, version) -%}
   {%- if existing_relation is not none and existing_relation.type != 'view' -%}
     {{ log("kanon: WARNING: " ~ target_relation ~ " was a table; replaced by kanon's view over its release versions"
@@ -45,7 +47,8 @@
     create or replace view {{ target_relation }} as select * from {{ version }}
   {%- endcall %}
   {%- for row in run_query('show tables in ' ~ target_relation.without_identifier()).rows
-        if not row[2] and (row[1] | lower).startswith(prefix | lower) and (row[1] | lower) != (version.identifier | lower) -%}
+        if not row[2] and (row[1] | lower).startswith(prefix | lower)
+           and (row[1] | lower) != (version.identifier | lower) -%}
     {% call statement('kanon_drop_old_version') -%}
       drop table if exists {{ target_relation.incorporate(path={'identifier': row[1]}, type='table') }}
     {%- endcall %}

@@ -34,7 +34,8 @@
     {%- do ignored.append((post_hooks | length) ~ ' post-hook(s)') -%}
   {%- endif -%}
   {%- if config.get('schema') is not none and config.get('schema') != var('kanon_audit_schema', 'kanon_audit') -%}
-    {%- do ignored.append("schema '" ~ config.get('schema') ~ "' (to move the trail deliberately, set the var kanon_audit_schema)") -%}
+    {%- do ignored.append("schema '" ~ config.get('schema')
+                          ~ "' (to move the trail deliberately, set the var kanon_audit_schema)") -%}
   {%- endif -%}
   {%- if ignored -%}
     {{ log("kanon: WARNING: " ~ model.unique_id ~ ": " ~ (ignored | join(', ')) ~ " configured for it were not applied:"

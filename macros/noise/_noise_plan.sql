@@ -19,18 +19,19 @@
 {% macro _noise_plan(noise, k, who) %}
   {%- if noise is none -%}{{ return(none) }}{%- endif -%}
   {%- if noise is not mapping -%}
-    {{ exceptions.raise_compiler_error(who ~ ": noise must be a mapping such as {'mode': 'cell_key', 'ptable': ref('ptable')}, got "
-        ~ kanon._describe_value(noise)) }}
+    {{ exceptions.raise_compiler_error(who ~ ": noise must be a mapping such as {'mode': 'cell_key', 'ptable':"
+        ~ " ref('ptable')}, got " ~ kanon._describe_value(noise)) }}
   {%- endif -%}
   {%- set mode = noise.get('mode') -%}
   {%- do kanon._check_enum(mode, "noise's mode", ['cell_key', 'dp'], who) -%}
   {%- if mode == 'dp' -%}{{ return(kanon._noise_dp_plan(noise, k, who)) }}{%- endif -%}
   {%- for key in noise if key not in ['mode', 'ptable', 'key_env'] -%}
-    {{ exceptions.raise_compiler_error(who ~ ": noise with mode 'cell_key' takes mode, ptable and key_env, not '" ~ key ~ "'") }}
+    {{ exceptions.raise_compiler_error(who ~ ": noise with mode 'cell_key' takes mode, ptable and key_env, not '" ~ key
+        ~ "'") }}
   {%- endfor -%}
   {%- if noise.get('ptable') is none -%}
-    {{ exceptions.raise_compiler_error(who ~ ": noise with mode 'cell_key' needs a ptable, the perturbation table (ref() of a seed made by"
-        ~ " `python -m kanon_tools ptable`)") }}
+    {{ exceptions.raise_compiler_error(who ~ ": noise with mode 'cell_key' needs a ptable, the perturbation table"
+        ~ " (ref() of a seed made by `python -m kanon_tools ptable`)") }}
   {%- endif -%}
   {%- do kanon._check_relation(noise.ptable, "noise's ptable", who) -%}
   {%- set key_env = kanon._records_pseudonym_key_env(noise.get('key_env', 'KANON_NOISE_KEY'), who) -%}

@@ -18,8 +18,9 @@
   {%- set needed = ['i', 'j', 'v', 'p', 'key_from', 'key_to'] -%}
   {%- set missing = needed | reject('in', columns) | list -%}
   {%- if missing -%}
-    {{ exceptions.raise_compiler_error(who ~ ": the perturbation table " ~ ptable ~ " has no column " ~ (missing | join(', '))
-        ~ " (a ptable has columns i, j, v, p, key_from, key_to: docs/reference/noise.md). Nothing was released.") }}
+    {{ exceptions.raise_compiler_error(who ~ ": the perturbation table " ~ ptable ~ " has no column "
+        ~ (missing | join(', ')) ~ " (a ptable has columns i, j, v, p, key_from, key_to: docs/reference/noise.md)."
+        ~ " Nothing was released.") }}
   {%- endif -%}
   {%- set bigint = dbt.type_bigint() -%}
   {%- set space = kanon._noise_key_space() -%}
@@ -53,9 +54,12 @@
   {%- set problems = [] -%}
   {%- if row[0] == 0 -%}{%- do problems.append('it has no rows') -%}{%- endif -%}
   {%- if row[1] > 0 -%}{%- do problems.append(row[1] ~ ' rows with a NULL') -%}{%- endif -%}
-  {%- if row[2] > 0 -%}{%- do problems.append(row[2] ~ ' rows with a negative count, v other than j - i, or an empty interval') -%}{%- endif -%}
+  {%- if row[2] > 0 -%}
+    {%- do problems.append(row[2] ~ ' rows with a negative count, v other than j - i, or an empty interval') -%}
+  {%- endif -%}
   {%- if row[3] > 0 or row[4] > 0 -%}
-    {%- do problems.append((row[3] + row[4]) ~ ' gaps, overlaps or bounds where the intervals of a count do not tile [0, ' ~ space ~ ')') -%}
+    {%- do problems.append((row[3] + row[4]) ~ ' gaps, overlaps or bounds where the intervals of a count'
+                           ~ ' do not tile [0, ' ~ space ~ ')') -%}
   {%- endif -%}
   {%- if row[0] > 0 and (row[6] != 0 or row[5] != row[7] + 1) -%}
     {%- do problems.append('its counts i are not every whole number from 0 to its largest, ' ~ row[7]) -%}
@@ -66,16 +70,19 @@
         ~ ' (generate it with --js ' ~ (k - 1) ~ ' or more)') -%}
   {%- endif -%}
   {%- if row[10] > 0 -%}
-    {%- do problems.append('its last count ' ~ row[7] ~ ' (which stands for every larger count) is perturbed to 0, so a larger count could be published in 1..k-1') -%}
+    {%- do problems.append('its last count ' ~ row[7] ~ ' (which stands for every larger count) is perturbed to 0,'
+                           ~ ' so a larger count could be published in 1..k-1') -%}
   {%- endif -%}
-  {%- if row[11] > 0 -%}{%- do problems.append(row[11] ~ ' counts whose mean perturbation is not 0 (biased)') -%}{%- endif -%}
+  {%- if row[11] > 0 -%}
+    {%- do problems.append(row[11] ~ ' counts whose mean perturbation is not 0 (biased)') -%}
+  {%- endif -%}
   {%- if problems -%}
-    {{ exceptions.raise_compiler_error(who ~ ": the perturbation table " ~ ptable ~ " cannot be used: " ~ (problems | join('; '))
-        ~ ". Nothing was released. See docs/reference/noise.md") }}
+    {{ exceptions.raise_compiler_error(who ~ ": the perturbation table " ~ ptable ~ " cannot be used: "
+        ~ (problems | join('; ')) ~ ". Nothing was released. See docs/reference/noise.md") }}
   {%- endif -%}
   {#- the perturbation of counts >= imax, v by v: what the report draws -#}
-  {%- set top = run_query("select cast(v as " ~ bigint ~ "), sum(cast(key_to as " ~ bigint ~ ") - cast(key_from as " ~ bigint
-      ~ ")) from " ~ ptable ~ " where i = " ~ row[7] ~ " group by v order by v") -%}
+  {%- set top = run_query("select cast(v as " ~ bigint ~ "), sum(cast(key_to as " ~ bigint ~ ") - cast(key_from as "
+      ~ bigint ~ ")) from " ~ ptable ~ " where i = " ~ row[7] ~ " group by v order by v") -%}
   {#- its variance from the whole-number widths, here: the same figure whatever the warehouse -#}
   {%- set distribution = [] -%}
   {%- set moments = namespace(second=0) -%}

@@ -11,9 +11,11 @@
   {%- if noise.mode == 'dp' -%}
     {%- set measure = 'epsilon' if noise.get('epsilon') is not none else 'rho' -%}
     {%- set note = "differentially private counts (" ~ noise.mechanism ~ " noise, " ~ measure ~ " " ~ noise[measure]
-        ~ " per release, at most " ~ noise.max_cells_per_person ~ " cells per person); cells whose noisy count is below k are not shown" -%}
+        ~ " per release, at most " ~ noise.max_cells_per_person ~ " cells per person);"
+        ~ " cells whose noisy count is below k are not shown" -%}
   {%- else -%}
-    {%- set note = "counts perturbed by the Cell Key Method after the k rule (the same people, the same perturbation)" -%}
+    {%- set note = "counts perturbed by the Cell Key Method after the k rule"
+        ~ " (the same people, the same perturbation)" -%}
   {%- endif -%}
   {{ return("kanon: " ~ note ~ "; standard deviation of a published count " ~ sd ~ " (docs/reference/noise.md)") }}
 {% endmacro %}

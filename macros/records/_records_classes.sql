@@ -46,13 +46,15 @@ _k_grouped as (
 {%- for qi in plan.qis %}
 {%- for level in range(qi.depth + 1) %}
 , _k_v{{ qi.index }}_{{ level }} as (
-  select _k_q{{ qi.index }}_l{{ level }} as _k_label, row_number() over (order by _k_q{{ qi.index }}_l{{ level }}) - 1 as _k_code, sum(_k_n) as _k_count
-  from _k_grouped group by _k_q{{ qi.index }}_l{{ level }}
+  {%- set label = '_k_q' ~ qi.index ~ '_l' ~ level %}
+  select {{ label }} as _k_label, row_number() over (order by {{ label }}) - 1 as _k_code, sum(_k_n) as _k_count
+  from _k_grouped group by {{ label }}
 )
 {%- endfor %}
 {%- endfor %}
 {%- if plan.privacy_unit is not none %}
-, _k_vp as (select _k_person_text, row_number() over (order by _k_person_text) as _k_code from _k_grouped group by _k_person_text)
+, _k_vp as (select _k_person_text, row_number() over (order by _k_person_text) as _k_code
+{{- ' ' }}from _k_grouped group by _k_person_text)
 {%- endif %}
 {%- for name in plan.sensitive %}
 , _k_vs{{ loop.index0 }} as (
@@ -68,7 +70,8 @@ select
   {%- for level in range(qi.depth + 1) %},
   _k_v{{ qi.index }}_{{ level }}._k_code as _k_q{{ qi.index }}_c{{ level }}
   {%- if level > 0 %},
-  ln(cast(_k_v{{ qi.index }}_{{ level }}._k_count as {{ double }}) / cast(_k_v{{ qi.index }}_0._k_count as {{ double }})) / ln(2) as _k_q{{ qi.index }}_nue{{ level }}
+  ln(cast(_k_v{{ qi.index }}_{{ level }}._k_count as {{ double }})
+  {{- ' ' }}/ cast(_k_v{{ qi.index }}_0._k_count as {{ double }})) / ln(2) as _k_q{{ qi.index }}_nue{{ level }}
   {%- endif %}
   {%- endfor %}
   {%- endfor %}
@@ -80,25 +83,30 @@ select
   {%- endfor %},
   0
   {%- for qi in plan.qis %}
-  + ln(cast((select sum(_k_n) from _k_grouped) as {{ double }}) / cast(_k_v{{ qi.index }}_0._k_count as {{ double }})) / ln(2)
+  + ln(cast((select sum(_k_n) from _k_grouped) as {{ double }})
+  {{- ' ' }}/ cast(_k_v{{ qi.index }}_0._k_count as {{ double }})) / ln(2)
   {%- endfor %} as _k_nue_top
 from _k_grouped
 {%- for qi in plan.qis %}
 {%- for level in range(qi.depth + 1) %}
-inner join _k_v{{ qi.index }}_{{ level }} on _k_v{{ qi.index }}_{{ level }}._k_label = _k_grouped._k_q{{ qi.index }}_l{{ level }}
+inner join _k_v{{ qi.index }}_{{ level }}
+{{- ' ' }}on _k_v{{ qi.index }}_{{ level }}._k_label = _k_grouped._k_q{{ qi.index }}_l{{ level }}
 {%- endfor %}
 {%- endfor %}
 {%- if plan.privacy_unit is not none %}
 left join _k_vp on _k_vp._k_person_text = _k_grouped._k_person_text
 {%- endif %}
 {%- for name in plan.sensitive %}
-left join _k_vs{{ loop.index0 }} on _k_vs{{ loop.index0 }}._k_s{{ loop.index0 }}_text = _k_grouped._k_s{{ loop.index0 }}_text
+left join _k_vs{{ loop.index0 }}
+{{- ' ' }}on _k_vs{{ loop.index0 }}._k_s{{ loop.index0 }}_text = _k_grouped._k_s{{ loop.index0 }}_text
 {%- endfor %}
 {%- endmacro %}
 
 {% macro _records_class_table_keys(plan) %}
   {%- set keys = [] -%}
-  {%- for qi in plan.qis -%}{%- for level in range(qi.depth + 1) -%}{%- do keys.append('_k_q' ~ qi.index ~ '_l' ~ level) -%}{%- endfor -%}{%- endfor -%}
+  {%- for qi in plan.qis -%}
+    {%- for level in range(qi.depth + 1) -%}{%- do keys.append('_k_q' ~ qi.index ~ '_l' ~ level) -%}{%- endfor -%}
+  {%- endfor -%}
   {%- if plan.privacy_unit is not none -%}{%- do keys.append('_k_person_text') -%}{%- endif -%}
   {%- for name in plan.sensitive -%}{%- do keys.append('_k_s' ~ loop.index0 ~ '_text') -%}{%- endfor -%}
   {%- do keys.append('_k_missing') -%}
@@ -200,7 +208,8 @@ _k_judged as (
     definition for the search and the gate's recount. -#}
 {% macro _records_entropy(key_list, value, weight, source, condition='1 = 1') %}
   {%- set double = kanon._records_double() -%}
-  select {{ key_list }}, ln(cast(sum(_k_vn) as {{ double }})) - sum(_k_vn * ln(cast(_k_vn as {{ double }}))) / sum(_k_vn) as _k_h
+  select {{ key_list }}, ln(cast(sum(_k_vn) as {{ double }}))
+  {{- ' ' }}- sum(_k_vn * ln(cast(_k_vn as {{ double }}))) / sum(_k_vn) as _k_h
   from (
     select {{ key_list }}, {{ value }}, {{ weight }} as _k_vn
     from {{ source }}

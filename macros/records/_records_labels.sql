@@ -17,7 +17,8 @@
   {%- set q = kanon._quote -%}
   {{ plan.relation }} as {{ alias }}
   {%- for qi in plan.qis if qi.hierarchy is not none %}
-  left join _k_lookup{{ qi.index }} on _k_lookup{{ qi.index }}._k_leaf = cast({{ alias }}.{{ q(qi.name) }} as {{ dbt.type_string() }})
+  left join _k_lookup{{ qi.index }}
+  {{- ' ' }}on _k_lookup{{ qi.index }}._k_leaf = cast({{ alias }}.{{ q(qi.name) }} as {{ dbt.type_string() }})
   {%- endfor %}
 {%- endmacro %}
 
@@ -48,7 +49,8 @@
     {{ return(root) }}
   {%- endif -%}
   {%- if qi.generalizer == 'hierarchy' -%}
-    {{ return(kanon._hierarchy_recode(qi, level, 'cast(' ~ value ~ ' as ' ~ string ~ ')', '_k_lookup' ~ qi.index, root).label) }}
+    {{ return(kanon._hierarchy_recode(qi, level, 'cast(' ~ value ~ ' as ' ~ string ~ ')', '_k_lookup' ~ qi.index,
+                                      root).label) }}
   {%- endif -%}
   {%- if level == 0 -%}
     {%- set label = 'cast(' ~ value ~ ' as ' ~ string ~ ')' -%}
@@ -88,5 +90,6 @@
 {% endmacro %}
 
 {% macro _records_date_part(value, part, width) %}
-  {{ return('lpad(cast(cast(extract(' ~ part ~ ' from ' ~ value ~ ') as ' ~ dbt.type_int() ~ ') as ' ~ dbt.type_string() ~ '), ' ~ width ~ ", '0')") }}
+  {{ return('lpad(cast(cast(extract(' ~ part ~ ' from ' ~ value ~ ') as ' ~ dbt.type_int() ~ ') as ' ~ dbt.type_string()
+      ~ '), ' ~ width ~ ", '0')") }}
 {% endmacro %}

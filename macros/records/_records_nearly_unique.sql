@@ -17,7 +17,8 @@
       {%- for c in shown %}
       {%- set value = q(c.name) %}
       {% if not loop.first %}, {% endif %}count(distinct {{ value }}),
-      {{ ('count(distinct case when ' ~ value ~ ' is not null then ' ~ unit ~ ' end)') if unit else 'count(' ~ value ~ ')' }}
+      {{ ('count(distinct case when ' ~ value ~ ' is not null then ' ~ unit ~ ' end)') if unit
+         else 'count(' ~ value ~ ')' }}
       {%- endfor %}
     from {{ plan.relation }}
     {%- if unit %}
@@ -32,8 +33,9 @@
     {%- set of = row[2 * loop.index0 + 1] | int -%}
     {%- if of >= rules.unique_min_rows and distinct >= rules.unique_share * of -%}
       {%- do found.append({'column': c.name, 'role': c.role, 'distinct': distinct, 'of': of}) -%}
-      {%- do exceptions.warn(who ~ ": column '" ~ c.name ~ "' (" ~ c.role ~ ") has " ~ distinct ~ " distinct values for " ~ of
-          ~ (" people" if unit else " records") ~ ": it nearly identifies a person and is published as it is. Drop it,"
+      {%- do exceptions.warn(who ~ ": column '" ~ c.name ~ "' (" ~ c.role ~ ") has " ~ distinct
+          ~ " distinct values for " ~ of ~ (" people" if unit else " records")
+          ~ ": it nearly identifies a person and is published as it is. Drop it,"
           ~ " pseudonymize it (role identifier, pseudonym: true) or declare it a quasi-identifier.") -%}
     {%- endif -%}
   {%- endfor -%}

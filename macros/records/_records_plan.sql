@@ -15,13 +15,14 @@
     sensitive   kept as they are, subject to l-diversity; keep: kept as they are, unprotected;
     identifiers dropped, or replaced by a keyed-hash pseudonym (pseudonym: true).
 -#}
-{% macro _records_plan(who, relation, columns, k, l, diversity, privacy_unit, suppression_unit, loss, missing_value_policy, max_suppression, pseudonym_key_env, shuffle_seed) %}
+{% macro _records_plan(who, relation, columns, k, l, diversity, privacy_unit, suppression_unit, loss,
+    missing_value_policy, max_suppression, pseudonym_key_env, shuffle_seed) %}
   {%- do kanon._check_relation(relation, 'relation', who) -%}
   {%- do kanon._check_k(k, who) -%}
   {%- if columns is not mapping or columns | length == 0 -%}
     {{ exceptions.raise_compiler_error(who ~ ": columns must map every column of " ~ relation ~ " to its role, e.g. "
-        ~ "{'patron_id': 'identifier', 'age': {'role': 'quasi_identifier', 'bins': [[0, 20, 40, 65]]}, 'diagnosis': 'sensitive'}; got "
-        ~ kanon._describe_value(columns)) }}
+        ~ "{'patron_id': 'identifier', 'age': {'role': 'quasi_identifier', 'bins': [[0, 20, 40, 65]]},"
+        ~ " 'diagnosis': 'sensitive'}; got " ~ kanon._describe_value(columns)) }}
   {%- endif -%}
   {%- if l is not none -%}
     {%- do kanon._check_whole_number(l, 'l', who, minimum=2) -%}
@@ -32,7 +33,8 @@
   {%- do kanon._check_enum(missing_value_policy, 'missing_value_policy', ['star', 'suppress'], who) -%}
   {%- do kanon._check_share(max_suppression, 'max_suppression', who) -%}
   {%- if shuffle_seed is not string -%}
-    {{ exceptions.raise_compiler_error(who ~ ": shuffle_seed must be text, got " ~ kanon._describe_value(shuffle_seed)) }}
+    {{ exceptions.raise_compiler_error(who ~ ": shuffle_seed must be text, got "
+        ~ kanon._describe_value(shuffle_seed)) }}
   {%- endif -%}
 
   {%- set resolved = kanon._records_plan_columns(who, relation, columns) -%}
@@ -43,8 +45,8 @@
   {%- for c in resolved -%}
     {%- set allowed = kanon._records_role_options(c.role) -%}
     {%- for option in c.keys() if option not in ['role', 'name', 'column'] + allowed -%}
-      {{ exceptions.raise_compiler_error(who ~ ": column '" ~ c.name ~ "' (" ~ c.role ~ ") has an unknown option '" ~ option
-          ~ "'" ~ ((" (options of a " ~ c.role ~ ": " ~ (allowed | join(', ')) ~ ")") if allowed else '')) }}
+      {{ exceptions.raise_compiler_error(who ~ ": column '" ~ c.name ~ "' (" ~ c.role ~ ") has an unknown option '"
+          ~ option ~ "'" ~ ((" (options of a " ~ c.role ~ ": " ~ (allowed | join(', ')) ~ ")") if allowed else '')) }}
     {%- endfor -%}
     {%- if c.role == 'quasi_identifier' -%}
       {%- do plan.qis.append(kanon._records_generalizer(c, plan.qis | length, who)) -%}
@@ -55,7 +57,8 @@
     {%- endif -%}
   {%- endfor -%}
   {%- if plan.qis | length == 0 -%}
-    {{ exceptions.raise_compiler_error(who ~ ": no column has the role quasi_identifier; a record release generalizes the columns an attacker could know") }}
+    {{ exceptions.raise_compiler_error(who ~ ": no column has the role quasi_identifier; a record release generalizes"
+        ~ " the columns an attacker could know") }}
   {%- endif -%}
   {%- if l is not none and plan.sensitive | length == 0 -%}
     {{ exceptions.raise_compiler_error(who ~ ": l=" ~ l ~ " needs at least one column with the role sensitive") }}
@@ -63,13 +66,17 @@
   {%- if privacy_unit is not none -%}
     {%- do kanon._check_column_name(privacy_unit, 'privacy_unit', who) -%}
     {%- set unit = resolved | selectattr('name', 'equalto', privacy_unit) | list -%}
-    {%- for c in resolved if (c.name | lower) == (privacy_unit | lower) and not unit -%}{%- do unit.append(c) -%}{%- endfor -%}
+    {%- for c in resolved if (c.name | lower) == (privacy_unit | lower) and not unit -%}
+      {%- do unit.append(c) -%}
+    {%- endfor -%}
     {%- if not unit -%}
-      {{ exceptions.raise_compiler_error(who ~ ": privacy_unit '" ~ privacy_unit ~ "' is not a column of " ~ relation) }}
+      {{ exceptions.raise_compiler_error(who ~ ": privacy_unit '" ~ privacy_unit ~ "' is not a column of "
+          ~ relation) }}
     {%- endif -%}
     {%- if unit[0].role not in ['identifier', 'drop'] -%}
-      {{ exceptions.raise_compiler_error(who ~ ": the privacy unit '" ~ unit[0].name ~ "' says who a record is about; declare it"
-          ~ " identifier (dropped or pseudonymised) or drop, not " ~ unit[0].role) }}
+      {{ exceptions.raise_compiler_error(who ~ ": the privacy unit '" ~ unit[0].name
+          ~ "' says who a record is about; declare it identifier (dropped or pseudonymised) or drop, not "
+          ~ unit[0].role) }}
     {%- endif -%}
     {%- do plan.update({'privacy_unit': unit[0].name}) -%}
   {%- endif -%}
@@ -88,18 +95,21 @@
   {#- matched to the declared ones case-insensitively when unambiguous -#}
   {%- set present = adapter.get_columns_in_relation(relation) -%}
   {%- if present | length == 0 -%}
-    {{ exceptions.raise_compiler_error(who ~ ": " ~ relation ~ " has no columns: it does not exist or cannot be inspected") }}
+    {{ exceptions.raise_compiler_error(who ~ ": " ~ relation
+        ~ " has no columns: it does not exist or cannot be inspected") }}
   {%- endif -%}
   {%- set declared = {} -%}
   {%- for name, spec in columns.items() -%}
     {%- do kanon._check_column_name(name, 'a key of columns', who) -%}
     {%- if (name | lower).startswith('_k_') or (name | lower).startswith('_kanon_') -%}
-      {{ exceptions.raise_compiler_error(who ~ ": column '" ~ name ~ "': names starting with _k_ or _kanon_ are kanon's own; rename the column") }}
+      {{ exceptions.raise_compiler_error(who ~ ": column '" ~ name
+          ~ "': names starting with _k_ or _kanon_ are kanon's own; rename the column") }}
     {%- endif -%}
     {%- set spec = {'role': spec} if spec is string else spec -%}
     {%- if spec is not mapping or spec.get('role') not in kanon._records_roles() -%}
-      {{ exceptions.raise_compiler_error(who ~ ": column '" ~ name ~ "' needs a role, one of '" ~ (kanon._records_roles() | join("', '"))
-          ~ "' (as text, or {'role': ...}), got " ~ kanon._describe_value(spec)) }}
+      {{ exceptions.raise_compiler_error(who ~ ": column '" ~ name ~ "' needs a role, one of '"
+          ~ (kanon._records_roles() | join("', '")) ~ "' (as text, or {'role': ...}), got "
+          ~ kanon._describe_value(spec)) }}
     {%- endif -%}
     {%- do declared.update({name: spec}) -%}
   {%- endfor -%}
@@ -120,9 +130,9 @@
     {%- endif -%}
   {%- endfor -%}
   {%- if undeclared -%}
-    {{ exceptions.raise_compiler_error(who ~ ": " ~ relation ~ " has column(s) without a role: " ~ (undeclared | join(', '))
-        ~ ". Declare every column (identifier, quasi_identifier, sensitive, keep or drop): an undeclared column could"
-        ~ " identify someone, so nothing is published until each has a role.") }}
+    {{ exceptions.raise_compiler_error(who ~ ": " ~ relation ~ " has column(s) without a role: "
+        ~ (undeclared | join(', ')) ~ ". Declare every column (identifier, quasi_identifier, sensitive, keep or drop):"
+        ~ " an undeclared column could identify someone, so nothing is published until each has a role.") }}
   {%- endif -%}
   {%- set unknown = [] -%}
   {%- for name in declared if name not in used -%}{%- do unknown.append(name) -%}{%- endfor -%}
@@ -154,9 +164,10 @@
     {%- set found = run_query(years_sql).rows[0] -%}
     {%- for qi in dated -%}
       {%- if found[loop.index0] | int > 0 -%}
-        {{ exceptions.raise_compiler_error(who ~ ": quasi-identifier '" ~ qi.name ~ "' has " ~ (found[loop.index0] | int)
-            ~ " value(s) outside the years 1 to 9999: its date labels write the year in four digits, so such a value would be"
-            ~ " labelled as another year and a label could stand for different dates at two levels; remove or correct them first") }}
+        {{ exceptions.raise_compiler_error(who ~ ": quasi-identifier '" ~ qi.name ~ "' has "
+            ~ (found[loop.index0] | int) ~ " value(s) outside the years 1 to 9999: its date labels write the year"
+            ~ " in four digits, so such a value would be labelled as another year and a label could stand for"
+            ~ " different dates at two levels; remove or correct them first") }}
       {%- endif -%}
     {%- endfor -%}
   {%- endif -%}
@@ -178,36 +189,46 @@
     level_columns (the keys kanon's hierarchy macros read), bins, or units}. -#}
 {% macro _records_generalizer(c, index, who) %}
   {%- set given = [] -%}
-  {%- for option in ['hierarchy', 'bins', 'date'] if c.get(option) is not none -%}{%- do given.append(option) -%}{%- endfor -%}
+  {%- for option in ['hierarchy', 'bins', 'date'] if c.get(option) is not none -%}
+    {%- do given.append(option) -%}
+  {%- endfor -%}
   {%- if given | length > 1 -%}
-    {{ exceptions.raise_compiler_error(who ~ ": quasi-identifier '" ~ c.name ~ "' has more than one generalizer (" ~ (given | join(', ')) ~ "); give one") }}
+    {{ exceptions.raise_compiler_error(who ~ ": quasi-identifier '" ~ c.name ~ "' has more than one generalizer ("
+        ~ (given | join(', ')) ~ "); give one") }}
   {%- endif -%}
-  {%- set q = {'name': c.name, 'index': index, 'generalizer': given[0] if given else 'suppression', 'hierarchy': none, 'level_columns': []} -%}
+  {%- set q = {'name': c.name, 'index': index, 'generalizer': given[0] if given else 'suppression', 'hierarchy': none,
+               'level_columns': []} -%}
   {%- if q.generalizer == 'hierarchy' -%}
     {%- do kanon._check_relation(c.hierarchy, "the hierarchy of '" ~ c.name ~ "'", who) -%}
     {%- set levels = kanon._hierarchy_level_columns(c.hierarchy) -%}
     {%- do q.update({'hierarchy': c.hierarchy, 'level_columns': levels, 'depth': levels | length - 1}) -%}
     {%- do kanon._hierarchy_validate(q, who) -%}
   {%- elif q.generalizer == 'bins' -%}
-    {%- set lists = c.bins if c.bins is iterable and c.bins | length > 0 and c.bins[0] is iterable and c.bins[0] is not string else [c.bins] -%}
+    {%- set lists = c.bins if c.bins is iterable and c.bins | length > 0 and c.bins[0] is iterable
+                              and c.bins[0] is not string else [c.bins] -%}
     {%- set ns = namespace(previous=none) -%}
     {%- for edges in lists -%}
-      {%- if edges is string or edges is not iterable or edges | length == 0 or (edges | reject('number') | list) or (edges | select('boolean') | list) -%}
-        {{ exceptions.raise_compiler_error(who ~ ": quasi-identifier '" ~ c.name ~ "': bins must be a list of numbers such as [0, 20, 40, 65],"
-            ~ " or a list of such lists from finest to coarsest; got " ~ kanon._describe_value(c.bins)) }}
+      {%- if edges is string or edges is not iterable or edges | length == 0
+            or (edges | reject('number') | list) or (edges | select('boolean') | list) -%}
+        {{ exceptions.raise_compiler_error(who ~ ": quasi-identifier '" ~ c.name
+            ~ "': bins must be a list of numbers such as [0, 20, 40, 65], or a list of such lists from finest to"
+            ~ " coarsest; got " ~ kanon._describe_value(c.bins)) }}
       {%- endif -%}
       {%- if edges | list != edges | unique | sort | list -%}
-        {{ exceptions.raise_compiler_error(who ~ ": quasi-identifier '" ~ c.name ~ "': bin edges must be strictly increasing, got " ~ edges) }}
+        {{ exceptions.raise_compiler_error(who ~ ": quasi-identifier '" ~ c.name
+            ~ "': bin edges must be strictly increasing, got " ~ edges) }}
       {%- endif -%}
       {%- if ns.previous is not none and (edges | reject('in', ns.previous) | list) -%}
-        {{ exceptions.raise_compiler_error(who ~ ": quasi-identifier '" ~ c.name ~ "': each coarser list of bin edges must keep only edges of the"
-            ~ " list before it (so that its bins merge whole bins), but " ~ edges ~ " has " ~ (edges | reject('in', ns.previous) | list)
-            ~ " not in " ~ ns.previous) }}
+        {{ exceptions.raise_compiler_error(who ~ ": quasi-identifier '" ~ c.name
+            ~ "': each coarser list of bin edges must keep only edges of the list before it"
+            ~ " (so that its bins merge whole bins), but " ~ edges ~ " has "
+            ~ (edges | reject('in', ns.previous) | list) ~ " not in " ~ ns.previous) }}
       {%- endif -%}
       {%- set ns.previous = edges -%}
     {%- endfor -%}
     {%- if not kanon._column_is_number(c.column) -%}
-      {{ exceptions.raise_compiler_error(who ~ ": quasi-identifier '" ~ c.name ~ "' is binned, so it must be a number; it is " ~ c.column.dtype) }}
+      {{ exceptions.raise_compiler_error(who ~ ": quasi-identifier '" ~ c.name
+          ~ "' is binned, so it must be a number; it is " ~ c.column.dtype) }}
     {%- endif -%}
     {%- do q.update({'bins': lists, 'depth': lists | length + 1}) -%}
   {%- elif q.generalizer == 'date' -%}
@@ -215,11 +236,13 @@
     {%- set known = ['day', 'month', 'quarter', 'year'] -%}
     {%- if units is not iterable or units | length == 0 or (units | reject('in', known) | list)
           or units | list != (known | select('in', units) | list) -%}
-      {{ exceptions.raise_compiler_error(who ~ ": quasi-identifier '" ~ c.name ~ "': date must list truncations among 'day', 'month', 'quarter', 'year',"
-          ~ " finest first, each once, e.g. ['month', 'year']; got " ~ kanon._describe_value(c.date)) }}
+      {{ exceptions.raise_compiler_error(who ~ ": quasi-identifier '" ~ c.name
+          ~ "': date must list truncations among 'day', 'month', 'quarter', 'year', finest first, each once,"
+          ~ " e.g. ['month', 'year']; got " ~ kanon._describe_value(c.date)) }}
     {%- endif -%}
     {%- if 'date' not in (c.column.dtype | lower) and 'time' not in (c.column.dtype | lower) -%}
-      {{ exceptions.raise_compiler_error(who ~ ": quasi-identifier '" ~ c.name ~ "' is truncated as a date, so it must be a date or timestamp; it is " ~ c.column.dtype) }}
+      {{ exceptions.raise_compiler_error(who ~ ": quasi-identifier '" ~ c.name
+          ~ "' is truncated as a date, so it must be a date or timestamp; it is " ~ c.column.dtype) }}
     {%- endif -%}
     {%- do q.update({'units': units, 'depth': units | length + 1}) -%}
   {%- else -%}

@@ -7,11 +7,13 @@
     plan         the JSON kept in kanon_audit_releases.release_plan, read by
                  `python -m kanon_tools receipt`: the policy, the chosen node (in the SQL, since the
                  SQL applies it), and what the search learned (kept off the SQL:
-                 _release_learned): the chosen node's loss under
-                 every metric, the lattice searched (and the seconds the scan into the class table took, and the
-                 search from the class table to the chosen node and its figures), records and classes by fate, the rescue
-                 hints, the kept or sensitive columns that nearly identify a person (_records_nearly_unique), the refusal. Aggregates only, never a value of the data. Its
-                 `dimensions` name the hierarchies, which the materialization snapshots.
+                 _release_learned): the chosen node's loss under every metric, the lattice
+                 searched (and the seconds the scan into the class table took, and the search
+                 from the class table to the chosen node and its figures), records and classes
+                 by fate, the rescue hints, the kept or sensitive columns that nearly identify a
+                 person (_records_nearly_unique), the refusal. Aggregates only, never a value of
+                 the data. Its `dimensions` name the hierarchies, which the materialization
+                 snapshots.
 -#}
 {% macro _records_policy(plan, search) %}
   {%- set columns = [] -%}

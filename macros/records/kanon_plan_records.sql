@@ -23,11 +23,13 @@
       {%- do named.update({name: spec}) -%}
     {%- endif -%}
   {%- endfor -%}
-  {%- set plan = kanon._records_plan(who, kanon._records_named_relation(relation, who), named if named else columns, k, l, diversity,
-      privacy_unit, suppression_unit, 'height', missing_value_policy, max_suppression, 'KANON_PSEUDONYM_KEY', 'kanon') -%}
+  {%- set plan = kanon._records_plan(who, kanon._records_named_relation(relation, who), named if named else columns,
+      k, l, diversity, privacy_unit, suppression_unit, 'height', missing_value_policy, max_suppression,
+      'KANON_PSEUDONYM_KEY', 'kanon') -%}
   {%- set size = 'count(distinct _k_person)' if plan.privacy_unit is not none else 'count(*)' -%}
   {%- set labels = [] -%}
   {%- for qi in plan.qis -%}{%- do labels.append('_k_g' ~ qi.index) -%}{%- endfor -%}
+  {%- set double = kanon._records_double() -%}
   {%- set sql -%}
     with
     {{ kanon._records_lookup_ctes(plan) }}
@@ -52,7 +54,8 @@
     _k_values as (
       {#- the most general node is one class of every record not suppressed up front -#}
       {%- for name in plan.sensitive %}
-      {% if not loop.first %}union all {% endif %}select {{ loop.index0 }} as _k_column, _k_s{{ loop.index0 }} as _k_value, count(*) as _k_n
+      {% if not loop.first %}union all {% endif -%}
+      select {{ loop.index0 }} as _k_column, _k_s{{ loop.index0 }} as _k_value, count(*) as _k_n
       from _k_rows where _k_missing = 0 and _k_s{{ loop.index0 }} is not null group by _k_s{{ loop.index0 }}
       {%- else %}
       select 0 as _k_column, cast(null as {{ dbt.type_string() }}) as _k_value, 0 as _k_n where 1 = 0
@@ -60,7 +63,7 @@
     ),
     _k_diversity as (
       select _k_column, count(*) as _k_distinct,
-        ln(cast(sum(_k_n) as {{ kanon._records_double() }})) - sum(_k_n * ln(cast(_k_n as {{ kanon._records_double() }}))) / sum(_k_n) as _k_entropy
+        ln(cast(sum(_k_n) as {{ double }})) - sum(_k_n * ln(cast(_k_n as {{ double }}))) / sum(_k_n) as _k_entropy
       from _k_values group by _k_column
     )
     select
@@ -68,7 +71,8 @@
       (select {{ size }} from _k_rows),
       (select coalesce(sum(_k_missing), 0) from _k_rows),
       (select coalesce(sum(case when _k_size = 1 then _k_records else 0 end), 0) from _k_finest),
-      (select coalesce(sum(case when _k_size > 1 and _k_size < {{ plan.k }} then _k_records else 0 end), 0) from _k_finest),
+      (select coalesce(sum(case when _k_size > 1 and _k_size < {{ plan.k }} then _k_records else 0 end), 0)
+      {{- ' ' }}from _k_finest),
       (select coalesce(sum(case when _k_size >= {{ plan.k }} then _k_records else 0 end), 0) from _k_finest),
       (select count(*) from _k_finest),
       (select {{ size }} from _k_rows where _k_missing = 0),
@@ -81,22 +85,29 @@
   {%- set records_in, people_in, missing = row[0] | int, row[1] | int, row[2] | int -%}
   {%- set total_unit = people_in if suppression_unit == 'people' else records_in -%}
   {%- set limit = (max_suppression * total_unit + 1e-9) | round(0, 'floor') | int -%}
-  {%- set top_size, min_distinct, min_entropy, diverse_columns = row[7] | int, row[8] | int, row[9] | float, row[10] | int -%}
+  {%- set top_size, min_distinct, min_entropy, diverse_columns = row[7] | int, row[8] | int, row[9] | float,
+      row[10] | int -%}
   {%- set warnings = [] -%}
   {%- if top_size < plan.k -%}
-    {%- do warnings.append("k=" ~ plan.k ~ " is unreachable: even with every quasi-identifier fully generalized the table describes only " ~ top_size ~ " people") -%}
+    {%- do warnings.append("k=" ~ plan.k ~ " is unreachable: even with every quasi-identifier fully generalized"
+                           ~ " the table describes only " ~ top_size ~ " people") -%}
   {%- endif -%}
-  {%- if l is not none and (diverse_columns < plan.sensitive | length or (min_distinct < l if diversity == 'distinct' else min_entropy < (row[11] | float) - 1e-9)) -%}
-    {%- do warnings.append("l=" ~ l ~ " is unreachable: even fully generalized, a sensitive column is not " ~ l ~ "-diverse (" ~ diversity ~ ")") -%}
+  {%- if l is not none and (diverse_columns < plan.sensitive | length
+        or (min_distinct < l if diversity == 'distinct' else min_entropy < (row[11] | float) - 1e-9)) -%}
+    {%- do warnings.append("l=" ~ l ~ " is unreachable: even fully generalized, a sensitive column is not " ~ l
+                           ~ "-diverse (" ~ diversity ~ ")") -%}
   {%- endif -%}
   {%- if missing > limit -%}
-    {%- do warnings.append(missing ~ " record(s) are suppressed up front (NULL privacy unit or missing quasi-identifier), more than the budget of " ~ limit) -%}
+    {%- do warnings.append(missing ~ " record(s) are suppressed up front (NULL privacy unit or missing"
+                           ~ " quasi-identifier), more than the budget of " ~ limit) -%}
   {%- endif -%}
   {%- if records_in > 0 and (row[3] | int) * 2 > records_in -%}
-    {%- do warnings.append((row[3] | int) ~ " of " ~ records_in ~ " records are unique on their quasi-identifiers as they are: expect heavy generalization") -%}
+    {%- do warnings.append((row[3] | int) ~ " of " ~ records_in ~ " records are unique on their quasi-identifiers"
+                           ~ " as they are: expect heavy generalization") -%}
   {%- endif -%}
   {%- if limit == 0 and (row[3] | int) + (row[4] | int) > 0 and max_suppression > 0 -%}
-    {%- do warnings.append("the budget of max_suppression=" ~ max_suppression ~ " rounds down to 0 " ~ suppression_unit ~ " for this table") -%}
+    {%- do warnings.append("the budget of max_suppression=" ~ max_suppression ~ " rounds down to 0 " ~ suppression_unit
+                           ~ " for this table") -%}
   {%- endif -%}
   {%- set summary = {
       'relation': plan.relation | string, 'k': plan.k, 'l': l, 'diversity': diversity if l is not none else none,
@@ -106,10 +117,12 @@
       'budget': {'share': max_suppression, 'unit': suppression_unit, 'limit': limit},
       'suppressed_up_front': missing,
       'risk_profile': {'classes': row[6] | int, 'records_in_classes_of_1': row[3] | int,
-                       'records_in_classes_of_2_to_k_minus_1': row[4] | int, 'records_in_classes_of_k_or_more': row[5] | int},
+                       'records_in_classes_of_2_to_k_minus_1': row[4] | int,
+                       'records_in_classes_of_k_or_more': row[5] | int},
       'warnings': warnings} -%}
-  {%- do log(who ~ ": " ~ summary.relation ~ ": " ~ plan.lattice_size ~ " lattice nodes over " ~ (summary.quasi_identifiers | join(', '))
-      ~ "; " ~ records_in ~ " records, " ~ people_in ~ " people; budget " ~ limit ~ " " ~ suppression_unit
+  {%- do log(who ~ ": " ~ summary.relation ~ ": " ~ plan.lattice_size ~ " lattice nodes over "
+      ~ (summary.quasi_identifiers | join(', ')) ~ "; " ~ records_in ~ " records, " ~ people_in ~ " people; budget "
+      ~ limit ~ " " ~ suppression_unit
       ~ "; at level 0: " ~ summary.risk_profile.records_in_classes_of_1 ~ " records in classes of 1, "
       ~ summary.risk_profile.records_in_classes_of_2_to_k_minus_1 ~ " in classes of 2.." ~ (plan.k - 1) ~ ", "
       ~ summary.risk_profile.records_in_classes_of_k_or_more ~ " in classes of " ~ plan.k ~ " or more", info=true) -%}
@@ -133,7 +146,8 @@
     {%- do found.append(source) -%}
   {%- endfor -%}
   {%- if found | length != 1 -%}
-    {{ exceptions.raise_compiler_error(who ~ ": " ~ ("no" if not found else "more than one") ~ " model, seed, snapshot or source named '" ~ name ~ "'") }}
+    {{ exceptions.raise_compiler_error(who ~ ": " ~ ("no" if not found else "more than one")
+        ~ " model, seed, snapshot or source named '" ~ name ~ "'") }}
   {%- endif -%}
   {{ return(api.Relation.create(database=found[0].database, schema=found[0].schema,
       identifier=found[0].get('alias') or found[0].get('identifier') or found[0].name, type='table')) }}

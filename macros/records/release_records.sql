@@ -32,22 +32,24 @@
       missing_value_policy, pseudonym_key_env, shuffle_seed, on_small_change)) }}
 {%- endmacro %}
 
-{% macro default__release_records(relation, columns, k, l, diversity, privacy_unit, suppression_unit, loss, missing_value_policy, pseudonym_key_env, shuffle_seed, on_small_change) -%}
+{% macro default__release_records(relation, columns, k, l, diversity, privacy_unit, suppression_unit, loss,
+    missing_value_policy, pseudonym_key_env, shuffle_seed, on_small_change) -%}
   {#- At parse time only the kind and the audit dependency are recorded (_release_at_parse_time). -#}
   {%- if not execute -%}
     {{ return(kanon._release_at_parse_time('records')) }}
   {%- endif -%}
   {%- set who = kanon._release_who('kanon.release_records') -%}
   {%- if config.get('materialized') != 'k_anonymous' -%}
-    {{ exceptions.raise_compiler_error(who ~ ": a record release is only published through its gate: configure the model"
-        ~ " materialized='k_anonymous' (with k), not '" ~ config.get('materialized') ~ "'") }}
+    {{ exceptions.raise_compiler_error(who ~ ": a record release is only published through its gate: configure the"
+        ~ " model materialized='k_anonymous' (with k), not '" ~ config.get('materialized') ~ "'") }}
   {%- endif -%}
   {%- do kanon._check_enum(on_small_change, 'on_small_change', ['report', 'refuse'], who) -%}
   {%- set k = kanon._release_config_defaults(k, none, true, who)[0] -%}
   {%- set plan = kanon._records_plan(who, relation, columns, k, l, diversity, privacy_unit, suppression_unit, loss,
       missing_value_policy, config.get('max_suppression') or 0, pseudonym_key_env, shuffle_seed) -%}
   {%- do plan.update({'on_small_change': on_small_change}) -%}
-  {%- set pseudonymized = plan.columns | selectattr('role', 'equalto', 'identifier') | selectattr('pseudonym') | list -%}
+  {%- set identifiers = plan.columns | selectattr('role', 'equalto', 'identifier') | list -%}
+  {%- set pseudonymized = identifiers | selectattr('pseudonym') | list -%}
   {%- if pseudonymized -%}
     {%- do kanon._records_pseudonym_check(pseudonym_key_env, who) -%}
   {%- endif -%}
@@ -123,8 +125,8 @@ where _k_fate = 'kept'
     ('records_in', 'count(*)'),
     ('records_suppressed', "coalesce(sum(case when _k_fate = 'kept' then 0 else 1 end), 0)"),
     ('people_in', 'count(distinct _k_person)' if plan.privacy_unit is not none else 'count(*)'),
-    ('people_suppressed', "count(distinct case when _k_fate <> 'kept' then _k_person end)" if plan.privacy_unit is not none
-        else "coalesce(sum(case when _k_fate = 'kept' then 0 else 1 end), 0)")]) }}
+    ('people_suppressed', "count(distinct case when _k_fate <> 'kept' then _k_person end)"
+        if plan.privacy_unit is not none else "coalesce(sum(case when _k_fate = 'kept' then 0 else 1 end), 0)")]) }}
 {{ kanon._live_difference_facts(nulls, compared, plan.k, on_small_change) }}
 {#- input_rows, the records the search read (also when it refused), which the gate compares with
     the previous release's: the search counted them, and hands the count with what it learned -#}

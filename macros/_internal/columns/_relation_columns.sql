@@ -22,11 +22,12 @@
   {%- set matches = [] -%}
   {%- for column in columns if column | lower == name | lower -%}{%- do matches.append(column) -%}{%- endfor -%}
   {%- if matches | length == 0 -%}
-    {{ exceptions.raise_compiler_error(who ~ ": " ~ argument ~ " column '" ~ name ~ "' is not a column of " ~ relation) }}
+    {{ exceptions.raise_compiler_error(who ~ ": " ~ argument ~ " column '" ~ name ~ "' is not a column of "
+        ~ relation) }}
   {%- endif -%}
   {%- if matches | length > 1 -%}
-    {{ exceptions.raise_compiler_error(who ~ ": " ~ argument ~ " column '" ~ name ~ "' is ambiguous in " ~ relation ~ ": it matches "
-        ~ (matches | join(', ')) ~ " up to letter case; spell it exactly as one of them") }}
+    {{ exceptions.raise_compiler_error(who ~ ": " ~ argument ~ " column '" ~ name ~ "' is ambiguous in " ~ relation
+        ~ ": it matches " ~ (matches | join(', ')) ~ " up to letter case; spell it exactly as one of them") }}
   {%- endif -%}
   {{ return(matches[0]) }}
 {% endmacro %}

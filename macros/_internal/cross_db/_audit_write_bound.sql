@@ -9,7 +9,8 @@
 {% macro _audit_write_bound(sql, values) %}
   {%- set parts = sql.split(kanon._audit_bound_marker()) -%}
   {%- if parts | length != values | length + 1 -%}
-    {{ exceptions.raise_compiler_error("kanon: " ~ (values | length) ~ " bound values for " ~ (parts | length - 1) ~ " places") }}
+    {{ exceptions.raise_compiler_error("kanon: " ~ (values | length) ~ " bound values for " ~ (parts | length - 1)
+        ~ " places") }}
   {%- endif -%}
   {{ return(adapter.dispatch('_audit_write_bound', 'kanon')(parts, values)) }}
 {% endmacro %}

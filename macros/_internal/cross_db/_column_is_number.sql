@@ -3,6 +3,7 @@
     unsigned and huge integers, and `real` where an adapter spells it so. -#}
 {% macro _column_is_number(column) %}
   {%- set type = column.dtype | lower -%}
-  {{ return(column.is_number() or type in ['int', 'tinyint', 'hugeint', 'uhugeint', 'ubigint', 'uinteger', 'usmallint', 'utinyint', 'real']
+  {{ return(column.is_number()
+      or type in ['int', 'tinyint', 'hugeint', 'uhugeint', 'ubigint', 'uinteger', 'usmallint', 'utinyint', 'real']
       or type.startswith('decimal') or type.startswith('numeric')) }}
 {% endmacro %}

@@ -39,7 +39,8 @@
 {% macro _json_lower_case_escapes(object) -%}
   {%- set ns = namespace(fixed=object) -%}
   {%- for code in ['000B', '000E', '000F', '001A', '001B', '001C', '001D', '001E', '001F'] -%}
-    {%- set ns.fixed = "replace(" ~ ns.fixed ~ ", " ~ kanon._sql_text('\\u' ~ code) ~ ", " ~ kanon._sql_text('\\u' ~ (code | lower)) ~ ")" -%}
+    {%- set ns.fixed = "replace(" ~ ns.fixed ~ ", " ~ kanon._sql_text('\\u' ~ code) ~ ", "
+        ~ kanon._sql_text('\\u' ~ (code | lower)) ~ ")" -%}
   {%- endfor -%}
   case when instr({{ object }}, {{ kanon._sql_text('\\u00') }}) > 0 then {{ ns.fixed }} else {{ object }} end
 {%- endmacro %}
@@ -59,5 +60,6 @@
     out of the struct's JSON, so NULL is written here. -#}
 {% macro spark___json_text(expression) -%}
   {%- set wrapped = "to_json(named_struct('v', cast(" ~ expression ~ " as " ~ dbt.type_string() ~ ")))" -%}
-  {{ return("case when " ~ expression ~ " is null then 'null' else substring(" ~ wrapped ~ ", 6, length(" ~ wrapped ~ ") - 6) end") }}
+  {{ return("case when " ~ expression ~ " is null then 'null'"
+      ~ " else substring(" ~ wrapped ~ ", 6, length(" ~ wrapped ~ ") - 6) end") }}
 {%- endmacro %}

@@ -204,7 +204,8 @@
   {%- for column in run_query('select * from ' ~ name ~ ' limit 0').column_names -%}
     {%- do columns.append(sets.get(column | lower, column) ~ ' as ' ~ column) -%}
   {%- endfor -%}
-  {%- do kanon._spark_scratch_through_sibling(name, 'select ' ~ (columns | join(', ')) ~ ' from ' ~ name ~ ' where ' ~ where
+  {%- do kanon._spark_scratch_through_sibling(name,
+      'select ' ~ (columns | join(', ')) ~ ' from ' ~ name ~ ' where ' ~ where
       ~ ' union all select * from ' ~ name ~ ' where (' ~ where ~ ') is not true', 'insert overwrite table') -%}
 {% endmacro %}
 
@@ -218,7 +219,8 @@
 {% endmacro %}
 
 {% macro spark___scratch_delete(name, where) %}
-  {%- do kanon._spark_scratch_through_sibling(name, 'select * from ' ~ name ~ ' where (' ~ where ~ ') is not true', 'insert overwrite table') -%}
+  {%- do kanon._spark_scratch_through_sibling(name, 'select * from ' ~ name ~ ' where (' ~ where ~ ') is not true',
+      'insert overwrite table') -%}
 {% endmacro %}
 
 {#- The rows of `sql` written to a sibling of the scratch table `name`, then `verb` (insert into,

@@ -9,5 +9,6 @@
 
 {#- Spark's string literals take backslash escapes: a backslash in the value is doubled too. -#}
 {% macro spark___sql_text(value) %}
-  {{ return(("'" ~ (value | string | replace("\\", "\\\\") | replace("'", "''")) ~ "'") if value is not none else 'null') }}
+  {{ return(("'" ~ (value | string | replace("\\", "\\\\") | replace("'", "''")) ~ "'")
+      if value is not none else 'null') }}
 {% endmacro %}

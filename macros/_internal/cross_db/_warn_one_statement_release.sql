@@ -12,6 +12,7 @@
 
 {% macro spark___warn_one_statement_release(who) %}
   {%- do exceptions.warn("kanon: " ~ who ~ " runs as one statement under materialized='" ~ config.get('materialized')
-      ~ "'; on Spark its plan grows with the ladder until Spark's analyzer runs out of memory (a hierarchy's ladder did on nine rows). "
-      ~ "Release through materialized='k_anonymous', which runs it one CTE at a time.") -%}
+      ~ "'; on Spark its plan grows with the ladder until Spark's analyzer runs out of memory"
+      ~ " (a hierarchy's ladder did on nine rows). Release through materialized='k_anonymous', which runs it one CTE"
+      ~ " at a time.") -%}
 {% endmacro %}

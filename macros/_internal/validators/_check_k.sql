@@ -10,6 +10,7 @@
     {{ exceptions.raise_compiler_error(who ~ ": k must be at least 2 (k=1 protects nobody), got " ~ k) }}
   {%- endif -%}
   {%- if k > 2147483647 -%}
-    {{ exceptions.raise_compiler_error(who ~ ": k must be at most 2147483647 (the audit trail records it as an integer), got " ~ k) }}
+    {{ exceptions.raise_compiler_error(who ~ ": k must be at most 2147483647 (the audit trail records it as an"
+        ~ " integer), got " ~ k) }}
   {%- endif -%}
 {% endmacro %}

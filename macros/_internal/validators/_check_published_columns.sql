@@ -6,11 +6,13 @@
   {%- set seen = {} -%}
   {%- for role, name in outputs -%}
     {%- if (name | lower).startswith('_kanon_') -%}
-      {{ exceptions.raise_compiler_error(who ~ ": " ~ role ~ " '" ~ name ~ "' starts with _kanon_, which kanon reserves for its own columns; rename it") }}
+      {{ exceptions.raise_compiler_error(who ~ ": " ~ role ~ " '" ~ name
+          ~ "' starts with _kanon_, which kanon reserves for its own columns; rename it") }}
     {%- endif -%}
     {%- if name | lower in seen -%}
-      {{ exceptions.raise_compiler_error(who ~ ": released column '" ~ name ~ "' (" ~ role ~ ") clashes with '" ~ seen[name | lower][1] ~ "' ("
-          ~ seen[name | lower][0] ~ "); released columns are " ~ published ~ ": rename one") }}
+      {{ exceptions.raise_compiler_error(who ~ ": released column '" ~ name ~ "' (" ~ role ~ ") clashes with '"
+          ~ seen[name | lower][1] ~ "' (" ~ seen[name | lower][0] ~ "); released columns are " ~ published
+          ~ ": rename one") }}
     {%- endif -%}
     {%- do seen.update({name | lower: (role, name)}) -%}
   {%- endfor -%}

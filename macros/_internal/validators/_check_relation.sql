@@ -4,7 +4,8 @@
 {% macro _check_relation(value, argument, who) %}
   {#- dbt's relations are mappings whose metadata names their Relation class (as dbt-utils tests) -#}
   {%- if not (value is mapping and (value.get('metadata', {}).get('type', '') | string).endswith('Relation')) -%}
-    {{ exceptions.raise_compiler_error(who ~ ": " ~ argument ~ " must be a relation such as ref('my_events') or source('app', 'events'), got "
+    {{ exceptions.raise_compiler_error(who ~ ": " ~ argument
+        ~ " must be a relation such as ref('my_events') or source('app', 'events'), got "
         ~ kanon._describe_value(value)) }}
   {%- endif -%}
   {{ return(value) }}

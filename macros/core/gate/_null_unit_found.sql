@@ -4,7 +4,9 @@
 {% macro _null_unit_found(who, null_unit, events, privacy_unit) %}
   {%- set message = who ~ ": " ~ events ~ " event(s) have a NULL privacy unit ('" ~ privacy_unit ~ "')" -%}
   {%- if null_unit == 'error' -%}
-    {{ exceptions.raise_compiler_error(message ~ "; null_unit='error' refuses the release. Give every event its person, or set null_unit='ignore' to leave them out.") }}
+    {{ exceptions.raise_compiler_error(message ~ "; null_unit='error' refuses the release. Give every event its person,"
+        ~ " or set null_unit='ignore' to leave them out.") }}
   {%- endif -%}
-  {%- do exceptions.warn(message ~ ": they belong to nobody that can be counted and were left out of the release, measures included (null_unit='ignore'; 'error' refuses instead).") -%}
+  {%- do exceptions.warn(message ~ ": they belong to nobody that can be counted and were left out of the release,"
+      ~ " measures included (null_unit='ignore'; 'error' refuses instead).") -%}
 {% endmacro %}

@@ -4,14 +4,16 @@
   {%- set who = "kanon: " ~ model.unique_id -%}
   {%- set names = staged | map(attribute='name') | list -%}
   {%- set ns = namespace(found=none) -%}
-  {%- for column in staged if column.name == count_column or (count_column not in names and column.name | lower == count_column | lower) -%}
+  {%- for column in staged if column.name == count_column
+        or (count_column not in names and column.name | lower == count_column | lower) -%}
     {%- set ns.found = column -%}
   {%- endfor -%}
   {%- if ns.found is none -%}
     {{ exceptions.raise_compiler_error(who ~ " has no column '" ~ count_column ~ "' to check against k; "
         ~ "set config count_column to the column holding each row's people count") }}
   {%- endif -%}
-  {%- if ns.found.is_string() or 'bool' in (ns.found.dtype | lower) or 'date' in (ns.found.dtype | lower) or 'time' in (ns.found.dtype | lower) -%}
+  {%- set dtype = ns.found.dtype | lower -%}
+  {%- if ns.found.is_string() or 'bool' in dtype or 'date' in dtype or 'time' in dtype -%}
     {{ exceptions.raise_compiler_error(who ~ ": count_column '" ~ ns.found.name ~ "' is of type " ~ ns.found.dtype
         ~ "; the gate compares it with k, so it must be a number of people (cast it to an integer)") }}
   {%- endif -%}

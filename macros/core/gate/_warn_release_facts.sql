@@ -8,13 +8,14 @@
   {#- the gate let it through: the input was empty (allow_empty_input) or allow_empty_output -#}
   {%- if kanon._release_shows_nothing(kind, facts) -%}
     {%- do exceptions.warn("kanon: " ~ model.unique_id ~ " publishes nothing"
-        ~ (" (" ~ facts.cells_suppressed ~ " of " ~ facts.cells_in ~ " cell(s) suppressed or hidden at k=" ~ config.get('k') ~ ")"
-           if facts.input_rows != 0 else ": it read no input rows")
+        ~ (" (" ~ facts.cells_suppressed ~ " of " ~ facts.cells_in ~ " cell(s) suppressed or hidden at k="
+           ~ config.get('k') ~ ")" if facts.input_rows != 0 else ": it read no input rows")
         ~ "; the previous release is replaced by an empty one, as config "
         ~ ("allow_empty_output" if facts.input_rows != 0 else "allow_empty_input") ~ "=true allows.") -%}
   {%- endif -%}
   {%- if long_form and facts.events_null_unit > 0 -%}
-    {%- do kanon._null_unit_found(kanon._who(kind.called), facts.null_unit, facts.events_null_unit, facts.privacy_unit) -%}
+    {%- do kanon._null_unit_found(kanon._who(kind.called), facts.null_unit, facts.events_null_unit,
+                                  facts.privacy_unit) -%}
   {%- endif -%}
   {%- if 'missing_values' in kind.facts -%}
     {%- do kanon._warn_missing_labels(staging) -%}
@@ -22,14 +23,17 @@
   {%- set says = kanon._release_kind_wording(kind) -%}
   {%- if facts.rows_changed_small -%}
     {%- do exceptions.warn("kanon: " ~ model.unique_id ~ ": " ~ facts.rows_changed_small ~ " of " ~ facts.rows_compared
-        ~ " " ~ says.rows ~ " published before changed by 1 to " ~ (config.get('k') - 1) ~ (" " ~ says.changed_by if says.changed_by
-        else "") ~ " since the previous release: a reader comparing the two releases counts those people (a differencing"
-        ~ " risk). " ~ (facts.rows_held ~ " row(s) are held at their previous value." if facts.rows_held
-        else says.small_change_advice)) -%}
+        ~ " " ~ says.rows ~ " published before changed by 1 to " ~ (config.get('k') - 1)
+        ~ (" " ~ says.changed_by if says.changed_by else "")
+        ~ " since the previous release: a reader comparing the two releases counts those people (a differencing risk). "
+        ~ (facts.rows_held ~ " row(s) are held at their previous value." if facts.rows_held
+           else says.small_change_advice)) -%}
   {%- endif -%}
-  {%- if facts.key_fingerprint and facts.previous_key_fingerprint and facts.key_fingerprint != facts.previous_key_fingerprint -%}
-    {%- do exceptions.warn("kanon: " ~ model.unique_id ~ ": the " ~ says.key ~ " changed since the previous release (key"
-        ~ " fingerprint " ~ facts.key_fingerprint ~ ", was " ~ facts.previous_key_fingerprint ~ "): " ~ says.key_changed
+  {%- if facts.key_fingerprint and facts.previous_key_fingerprint
+        and facts.key_fingerprint != facts.previous_key_fingerprint -%}
+    {%- do exceptions.warn("kanon: " ~ model.unique_id ~ ": the " ~ says.key
+        ~ " changed since the previous release (key fingerprint " ~ facts.key_fingerprint
+        ~ ", was " ~ facts.previous_key_fingerprint ~ "): " ~ says.key_changed
         ~ ". Release with the previous key if that was not intended.") -%}
   {%- endif -%}
   {%- do kanon._warn_release_own(kind, facts, staging) -%}

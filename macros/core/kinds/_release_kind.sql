@@ -4,8 +4,9 @@
   it. The materialization looks the descriptor up by the name the model's config gives at parse
   time (config kanon_release_kind, set by the kind's release macro; a model without one is
   hand-written), as dbt looks up an incremental strategy by name, and refuses a staged release
-  that does not match it, or a config the kind cannot honour (max_suppression without a budget). A new kind is a new folder with its descriptor, its release macro and
-  its checks (_gate_check__<name>): nothing in the core names a kind.
+  that does not match it, or a config the kind cannot honour (max_suppression without a budget).
+  A new kind is a new folder with its descriptor, its release macro and its checks
+  (_gate_check__<name>): nothing in the core names a kind.
 
   A descriptor returns:
     called     what the user called, for messages
@@ -44,8 +45,9 @@
   {%- set marked = kanon._long_form_marker() in (staged_columns | map('lower') | list) -%}
   {%- if marked != kind.long_form -%}
     {{ exceptions.raise_compiler_error(who ~ " is configured as a '" ~ name ~ "' release but its SQL "
-        ~ ("does not carry the long form of " ~ kind.called if kind.long_form else "has a column " ~ kanon._long_form_marker()
-           ~ ", which kanon reserves for the long form of its release macros")
+        ~ ("does not carry the long form of " ~ kind.called if kind.long_form
+           else "has a column " ~ kanon._long_form_marker()
+                ~ ", which kanon reserves for the long form of its release macros")
         ~ ". Nothing was published.") }}
   {%- endif -%}
   {%- if max_suppression is not none and not kind.budget -%}
@@ -53,8 +55,9 @@
     {%- for each in kanon._release_kind_names() if kanon._release_kind_descriptor(each).budget -%}
       {%- do budgets.append(kanon._release_kind_descriptor(each).called) -%}
     {%- endfor -%}
-    {{ exceptions.raise_compiler_error(who ~ ": max_suppression needs a " ~ budgets | join(' or ') ~ " model (a release that says"
-        ~ " how many people it left out; " ~ kind.called ~ " does not); remove it from the config") }}
+    {{ exceptions.raise_compiler_error(who ~ ": max_suppression needs a " ~ budgets | join(' or ')
+        ~ " model (a release that says how many people it left out; " ~ kind.called
+        ~ " does not); remove it from the config") }}
   {%- endif -%}
   {{ return(dict(kind, name=name)) }}
 {% endmacro %}
@@ -90,8 +93,8 @@
       key_changed          what a new key did to the release, after "the <key> changed ...: " -#}
 {% macro _release_kind_wording(kind) %}
   {%- set wording = {'release': kind.name ~ ' release', 'rows': 'row(s)', 'changed_by': '',
-      'small_change_advice': "Release less often, or with on_small_change='refuse' to keep the previous release until such"
-                             ~ " changes are gone.",
+      'small_change_advice': "Release less often, or with on_small_change='refuse' to keep the previous release"
+                             ~ " until such changes are gone.",
       'key': 'key', 'key_changed': "every value derived from the key differs from the previous release's"} -%}
   {%- do wording.update(kind.get('wording') or {}) -%}
   {{ return(wording) }}

@@ -80,5 +80,6 @@ union all
       ('rows_changed_small', 'coalesce(sum(case when ' ~ both ~ ' and _k_now <> _k_before and _k_now - _k_before < ' ~ k
           ~ ' and _k_before - _k_now < ' ~ k ~ ' then 1 else 0 end), 0)', text),
       ('rows_appeared', 'coalesce(sum(case when _k_now is not null and _k_before is null then 1 else 0 end), 0)'),
-      ('rows_disappeared', 'coalesce(sum(case when _k_now is null and _k_before is not null then 1 else 0 end), 0)')]) }}
+      ('rows_disappeared', 'coalesce(sum(case when _k_now is null and _k_before is not null then 1 else 0 end), 0)')
+    ]) }}
 {%- endmacro %}

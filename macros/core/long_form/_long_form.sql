@@ -92,8 +92,9 @@
   {%- for name, type in kanon._audit_group_fields() -%}
     {%- do columns.append(('_kanon_' ~ name, type)) -%}
   {%- endfor -%}
-  {%- do columns.extend([('_kanon_fact', dbt.type_string()), ('_kanon_value', dbt.type_bigint()), ('_kanon_text', dbt.type_string()),
-      ('_kanon_unit', dbt.type_string()), ('_kanon_shuffle', dbt.type_string())]) -%}
+  {%- do columns.extend([('_kanon_fact', dbt.type_string()), ('_kanon_value', dbt.type_bigint()),
+                         ('_kanon_text', dbt.type_string()), ('_kanon_unit', dbt.type_string()),
+                         ('_kanon_shuffle', dbt.type_string())]) -%}
   {{ return(columns) }}
 {% endmacro %}
 

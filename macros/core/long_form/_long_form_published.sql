@@ -44,12 +44,14 @@ order by {{ order_by }}
   {%- set name = '(?:"(?:[^"]|"")*"|`(?:[^`]|``)*`)' -%}
   {#- white space and SQL comments, which may stand before the call and after it -#}
   {%- set blank = '(?:\\s|--[^\\n]*(?:\\n|$)|/\\*(?:[^*]|\\*(?!/))*\\*/)*' -%}
-  {%- set head_ok = modules.re.fullmatch(blank ~ 'select ' ~ name ~ '(?:, ' ~ name ~ ')*\\s+from \\(\\s*', head) is not none -%}
-  {%- set tail_ok = modules.re.fullmatch("\\s*\\) as _kanon_long_form\\s+where _kanon_row = 'release'(\\s+order by [a-z_]+)?" ~ blank,
-      tail) is not none -%}
+  {%- set head_pattern = blank ~ 'select ' ~ name ~ '(?:, ' ~ name ~ ')*\\s+from \\(\\s*' -%}
+  {%- set tail_pattern = "\\s*\\) as _kanon_long_form\\s+where _kanon_row = 'release'(\\s+order by [a-z_]+)?"
+      ~ blank -%}
+  {%- set head_ok = modules.re.fullmatch(head_pattern, head) is not none -%}
+  {%- set tail_ok = modules.re.fullmatch(tail_pattern, tail) is not none -%}
   {%- if first < 0 or last <= first -%}
-    {{ exceptions.raise_compiler_error("kanon: " ~ model.unique_id ~ " is configured as a '" ~ kind.name ~ "' release but its SQL"
-        ~ " does not carry the long form of " ~ kind.called ~ ". Nothing was published.") }}
+    {{ exceptions.raise_compiler_error("kanon: " ~ model.unique_id ~ " is configured as a '" ~ kind.name
+        ~ "' release but its SQL does not carry the long form of " ~ kind.called ~ ". Nothing was published.") }}
   {%- endif -%}
   {%- if not head_ok or not tail_ok -%}
     {{ exceptions.raise_compiler_error("kanon: " ~ model.unique_id ~ ": the SQL of a model that calls " ~ kind.called

@@ -41,9 +41,10 @@
     {{ return(none) }}
   {%- endif -%}
   {%- if not learned -%}
-    {{ exceptions.raise_compiler_error("kanon: " ~ model.unique_id ~ ": what " ~ kind.called ~ " learned from the data while the model"
-        ~ " compiled was not found in this dbt invocation (it is kept in memory, never in the compiled SQL); run the model with"
-        ~ " dbt run or dbt build, which compile and release it together. Nothing was published.") }}
+    {{ exceptions.raise_compiler_error("kanon: " ~ model.unique_id ~ ": what " ~ kind.called
+        ~ " learned from the data while the model compiled was not found in this dbt invocation (it is kept in memory,"
+        ~ " never in the compiled SQL); run the model with dbt run or dbt build, which compile and release it together."
+        ~ " Nothing was published.") }}
   {%- endif -%}
   {%- set plan = fromjson(facts.release_plan) -%}
   {%- for key, value in learned.plan.items() -%}

@@ -36,7 +36,9 @@
     ) as _k_labelled
     inner join _k_dp_cells as _k_cell
       on {{ kanon._counts_dp_same_cell(cells, '_k_labelled', '_k_cell') }}
-    where {% for level in levels %}{% if not loop.first %} and {% endif %}_k_labelled._k_l{{ loop.index0 }} = {{ level }}{% endfor %}
+    where {% for level in levels %}{% if not loop.first %} and {% endif -%}
+      _k_labelled._k_l{{ loop.index0 }} = {{ level }}
+    {%- endfor %}
     group by _k_labelled._k_person{% for c in cells %}, _k_labelled.{{ c }}{% endfor %}
   ),
   _k_dp_pairs as {{ materialized }} (
@@ -47,7 +49,8 @@
       {%- endfor %}
       row_number() over (
         partition by _k_pc._k_person
-        order by md5({{ kanon._noise_dp_cell_text(cells, '_k_pc.') }} || ':' || cast(_k_pc._k_person as {{ string }})){% for c in cells %}, _k_pc.{{ c }}{% endfor %}
+        order by md5({{ kanon._noise_dp_cell_text(cells, '_k_pc.') }} || ':' || cast(_k_pc._k_person as {{ string }}))
+        {%- for c in cells %}, _k_pc.{{ c }}{% endfor %}
       ) as _k_rank
     from _k_dp_person_cells as _k_pc
   ),
@@ -95,10 +98,12 @@
       {%- endfor %}
     from {{ noise.cells }}
   {%- else %}
-    select {% for d in plan.dims %}_k_level{{ loop.index0 }}._k_c{{ loop.index0 }}{% if not loop.last %}, {% endif %}{% endfor %}
+    select {% for d in plan.dims %}_k_level{{ loop.index0 }}._k_c{{ loop.index0 }}{% if not loop.last %}, {% endif %}
+    {%- endfor %}
     from
     {%- for d in plan.dims %}
-      (select distinct cast({{ q(d.level_columns[plan.steps[0][loop.index0]]) }} as {{ string }}) as _k_c{{ loop.index0 }}
+      {%- set level_column = q(d.level_columns[plan.steps[0][loop.index0]]) %}
+      (select distinct cast({{ level_column }} as {{ string }}) as _k_c{{ loop.index0 }}
        from {{ d.hierarchy }}) as _k_level{{ loop.index0 }}{% if not loop.last %} cross join{% endif %}
     {%- endfor %}
   {%- endif %}

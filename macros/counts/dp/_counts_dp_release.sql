@@ -63,10 +63,12 @@ where _k_noisy < {{ plan.k }}
     ('cells_suppressed', 'sum(case when _k_noisy < ' ~ plan.k ~ ' then 1 else 0 end)')]) }}
 union all
 {{ kanon._long_form_fact(nulls, 'people_suppressed', 'count(distinct _k_pair._k_person)',
-    source='_k_dp_pairs as _k_pair inner join _k_dp_noisy as _k_cell on ' ~ kanon._counts_dp_same_cell(cells, '_k_pair', '_k_cell')
+    source='_k_dp_pairs as _k_pair inner join _k_dp_noisy as _k_cell on '
+        ~ kanon._counts_dp_same_cell(cells, '_k_pair', '_k_cell')
         ~ ' where _k_pair._k_rank <= ' ~ noise.bound ~ ' and _k_cell._k_noisy < ' ~ plan.k) }}
 union all
-{{ kanon._long_form_fact(nulls, 'contributions_dropped', 'count(*)', source='_k_dp_pairs where _k_rank > ' ~ noise.bound) }}
+{{ kanon._long_form_fact(nulls, 'contributions_dropped', 'count(*)',
+    source='_k_dp_pairs where _k_rank > ' ~ noise.bound) }}
 union all
 {{ kanon._long_form_fact(nulls, 'events_outside_cells',
     '(select count(*) from _k_events) - (select coalesce(sum(_k_events), 0) from _k_dp_person_cells)') }}
@@ -101,5 +103,6 @@ union all
   {%- if live is not none -%}
     {{ return('select ' ~ kanon._quote_list(kanon._counts_published_names(plan)) ~ ' from ' ~ live) }}
   {%- endif -%}
-  {{ return('select ' ~ kanon._counts_published_columns(plan, none, 'cast(null as ' ~ dbt.type_bigint() ~ ')') ~ ' where 1 = 0') }}
+  {{ return('select ' ~ kanon._counts_published_columns(plan, none, 'cast(null as ' ~ dbt.type_bigint() ~ ')')
+      ~ ' where 1 = 0') }}
 {% endmacro %}

@@ -35,7 +35,8 @@
   {%- set last = names.last -%}
   {#- how far the finest cells still thin are followed: to the last step for the audit and the
       fates, else only as far as step 2's events need (-1: not at all) -#}
-  {%- set thin_through = last if (with_fates or with_thin) else (1 if last >= 2 or (last == 1 and with_rest) else -1) -%}
+  {%- set thin_through = last if (with_fates or with_thin)
+      else (1 if last >= 2 or (last == 1 and with_rest) else -1) -%}
   {%- set pieces = [
       kanon._counts_events_cte(plan),
       kanon._noise_ctes(plan.noise, '_k_events') if plan.noise is not none else '',

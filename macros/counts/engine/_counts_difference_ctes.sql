@@ -89,7 +89,8 @@
         {{ column }}
         {%- endfor %}
       from (
-        {{ kanon._counts_groups(plan, '(select 1 as _k_everything, _k_suppressed.* from _k_rest_' ~ (names.last + 1) ~ ' as _k_suppressed) as _k_rest', ['_k_everything']) }}
+        {{ kanon._counts_groups(plan, '(select 1 as _k_everything, _k_suppressed.* from _k_rest_' ~ (names.last + 1)
+                                      ~ ' as _k_suppressed) as _k_rest', ['_k_everything']) }}
       ) as _k_remainder_groups
       where not {{ kanon._counts_is_thin(plan) }}
       {%- endif %}
@@ -126,16 +127,19 @@
       {%- endif %}
       {%- for name in plan.measures %},
       {#- without a live row, a NULL of the measure's own type (an untyped NULL is text to Postgres) #}
-      {{ ('_k_live.' ~ q(name)) if live_measures else 'case when 1 = 0 then _k_o._k_measure' ~ loop.index0 ~ ' end' }} as _k_live_measure{{ loop.index0 }}
+      {{ ('_k_live.' ~ q(name)) if live_measures
+         else 'case when 1 = 0 then _k_o._k_measure' ~ loop.index0 ~ ' end' }} as _k_live_measure{{ loop.index0 }}
       {%- endfor %}
     from _k_out_rows as _k_o
     left join _k_previous as _k_p
-      on coalesce(_k_o._k_labels, '') = _k_p._k_previous_labels and coalesce(_k_o._k_levels, '') = _k_p._k_previous_levels
+      on coalesce(_k_o._k_labels, '') = _k_p._k_previous_labels
+      {{- ' and ' }}coalesce(_k_o._k_levels, '') = _k_p._k_previous_levels
     {%- if live_measures %}
     {#- the live row of the same labels and levels: what readers see now (NULL-safe: the remainder's are NULL) #}
     left join {{ live }} as _k_live on
       {%- for d in plan.dims %}
-      {% if not loop.first %}and {% endif %}(cast(_k_live.{{ q(d.column) }} as {{ string }}) = _k_o._k_out{{ loop.index0 }}_label
+      {% if not loop.first %}and {% endif -%}
+      (cast(_k_live.{{ q(d.column) }} as {{ string }}) = _k_o._k_out{{ loop.index0 }}_label
         or (_k_live.{{ q(d.column) }} is null and _k_o._k_out{{ loop.index0 }}_label is null))
       and (_k_live.{{ q(d.column ~ '_level') }} = _k_o._k_out{{ loop.index0 }}_level
         or (_k_live.{{ q(d.column ~ '_level') }} is null and _k_o._k_out{{ loop.index0 }}_level is null))
@@ -158,7 +162,8 @@
       ('rows_changed_small', 'coalesce(sum(_k_small), 0)', kanon._sql_text(on_small_change)),
       ('rows_held', 'coalesce(sum(_k_held), 0)'),
       ('rows_appeared', 'case when ' ~ previous ~ ' then count(*) - count(_k_shown) end'),
-      ('rows_disappeared', 'case when ' ~ previous ~ ' then (select count(*) from _k_previous) - count(_k_shown) end')]) }}
+      ('rows_disappeared', 'case when ' ~ previous ~ ' then (select count(*) from _k_previous) - count(_k_shown) end')
+    ]) }}
 {%- endmacro %}
 
 {#- A row of _k_compared that a noisy release does not publish: not held, and perturbed to 0.

@@ -6,6 +6,7 @@
     cheaper than a copy of them. -#}
 {% macro _counts_events_cte(plan) %}
   {%- set q = kanon._quote -%}
+  {%- set string, null_key = dbt.type_string(), kanon._null_key() -%}
   _k_events as {{ kanon._cte_materialized(false) }} (
     select
       {%- if plan.measures %}
@@ -16,9 +17,10 @@
       {%- if plan.dominance is not none %}
       cast({{ plan.dominance.value }} as {{ dbt.type_float() }}) as _k_dominance_value,
       {%- endif %}
-      {% if plan.count_rows %}cast(null as {{ dbt.type_string() }}){% else %}_k_source.{{ q(plan.privacy_unit) }}{% endif %} as _k_person
+      {% if plan.count_rows %}cast(null as {{ string }}){% else %}_k_source.{{ q(plan.privacy_unit) }}
+      {%- endif %} as _k_person
       {%- for d in plan.dims %},
-      coalesce(cast(_k_source.{{ q(d.column) }} as {{ dbt.type_string() }}), {{ kanon._null_key() }}) as _k_d{{ loop.index0 }}_value
+      coalesce(cast(_k_source.{{ q(d.column) }} as {{ string }}), {{ null_key }}) as _k_d{{ loop.index0 }}_value
       {%- endfor %}
     from {{ plan.relation }} as _k_source
     where {{ kanon._counts_delay_condition(plan, '_k_source') }}

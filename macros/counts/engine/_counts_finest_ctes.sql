@@ -17,6 +17,7 @@
 {% macro _counts_finest_ctes(plan, names) %}
   {%- set materialized = kanon._cte_materialized(true) -%}
   {%- set hierarchical = plan.dims | selectattr('hierarchy') | list -%}
+  {%- set null_key = kanon._null_key() -%}
   {{ kanon._counts_lookup_ctes(plan, hierarchical, names.needed) }},
   _k_raw_counts as {{ materialized }} (
     {{ kanon._counts_groups(plan, '_k_events', names.raw_keys) }}
@@ -27,7 +28,8 @@
       {%- for d in plan.dims %}
       {%- set i = loop.index0 %}
       {%- for level in names.needed[i] %}
-      {%- set recoded = kanon._hierarchy_recode(d, level, '_k_raw._k_d' ~ i ~ '_value', '_k_hierarchy' ~ i, '_k_roots._k_root' ~ i) %}
+      {%- set recoded = kanon._hierarchy_recode(d, level, '_k_raw._k_d' ~ i ~ '_value', '_k_hierarchy' ~ i,
+                                                '_k_roots._k_root' ~ i) %}
       {%- set label, level_column = kanon._counts_label_level(i, level) %},
       {{ recoded.label }} as {{ label }},
       {{ recoded.level }} as {{ level_column }}
@@ -36,7 +38,8 @@
       {%- if plan.null_policy == 'suppress' or hierarchical | length > 0 %}
       case
         {%- if plan.null_policy == 'suppress' %}
-        when {% for key in names.raw_keys %}{% if not loop.first %} or {% endif %}_k_raw.{{ key }} = {{ kanon._null_key() }}{% endfor %} then 2
+        when {% for key in names.raw_keys %}{% if not loop.first %} or {% endif %}_k_raw.{{ key }} = {{ null_key }}
+        {%- endfor %} then 2
         {%- endif %}
         {%- for d in hierarchical %}
         when _k_hierarchy{{ plan.dims.index(d) }}._k_leaf is null then 1

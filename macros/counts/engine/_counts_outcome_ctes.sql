@@ -54,7 +54,8 @@
       {%- endfor %},
       {{ '_k_count' if s == 0 else '_k_step_count' }} as _k_out_count
     from {{ '_k_groups_0' if s == 0 else '_k_climb_' ~ s }}
-    where not {{ kanon._counts_is_thin(plan) if s == 0 else kanon._counts_is_thin(plan, none, '_k_step_count', '_k_step_dominated') }}
+    where not {{ kanon._counts_is_thin(plan) if s == 0
+                 else kanon._counts_is_thin(plan, none, '_k_step_count', '_k_step_dominated') }}
     {%- endfor %}
     {%- for source in ['_k_thin_' ~ names.last] + (['_k_merged_cells'] if plan.null_policy == 'suppress' else []) %}
     union all

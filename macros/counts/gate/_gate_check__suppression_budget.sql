@@ -7,6 +7,6 @@
   {%- endif -%}
   {%- set over = facts.people_in > 0 and facts.people_suppressed / facts.people_in > gate.max_suppression -%}
   {{ return((facts.people_suppressed ~ " of " ~ facts.people_in ~ " people ("
-      ~ ((100.0 * facts.people_suppressed / facts.people_in) | round(1)) ~ " %) were suppressed, more than max_suppression="
-      ~ gate.max_suppression) if over else '') }}
+      ~ ((100.0 * facts.people_suppressed / facts.people_in) | round(1))
+      ~ " %) were suppressed, more than max_suppression=" ~ gate.max_suppression) if over else '') }}
 {% endmacro %}

@@ -15,7 +15,8 @@
     keeps draws apart from record keys and pseudonyms made with the same key. -#}
 {% macro _noise_dp_draw(noise, cell_text) %}
   {%- set message = kanon._sql_text('kanon:dp:v1:' ~ noise.nonce ~ ':') ~ ' || ' ~ cell_text -%}
-  {{ return(kanon._hex_to_bigint(kanon._records_pseudonym(message, noise.key_env), (kanon._noise_dp_bits() / 4) | int)) }}
+  {{ return(kanon._hex_to_bigint(kanon._records_pseudonym(message, noise.key_env),
+                                 (kanon._noise_dp_bits() / 4) | int)) }}
 {% endmacro %}
 
 {#- The table of _noise_dp_table as a subquery of (_k_z, _k_lo, _k_hi): u in [_k_lo, _k_hi) draws z. -#}

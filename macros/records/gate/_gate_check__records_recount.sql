@@ -19,10 +19,11 @@
   {%- endfor -%}
   {%- set released = kanon._long_form_is('release') -%}
   {%- set size = 'count(distinct _kanon_unit)' if plan.privacy_unit else 'count(*)' -%}
+  {%- set diverse = kanon._records_recount_diverse(plan, sensitive) -%}
   {%- set sql -%}
     select
       coalesce(sum(case when _k_size < {{ k }} then 1 else 0 end), 0),
-      coalesce(sum(case when _k_size >= {{ k }} and not ({{ kanon._records_recount_diverse(plan, sensitive) }}) then 1 else 0 end), 0)
+      coalesce(sum(case when _k_size >= {{ k }} and not ({{ diverse }}) then 1 else 0 end), 0)
     from (
       select {{ qis | join(', ') }}, {{ size }} as _k_size
       {%- for s in sensitive %}, count(distinct {{ s }}) as _k_distinct{{ loop.index0 }}{% endfor %}
@@ -36,13 +37,15 @@
     left join (
       {{ kanon._records_entropy(qis | join(', '), s, 'count(*)', staging, released) }}
     ) as _k_e{{ j }} on
-      {%- for column in qis %} {% if not loop.first %}and {% endif %}_k_e{{ j }}.{{ column }} = _k_classes.{{ column }}{% endfor %}
+      {%- for column in qis %} {% if not loop.first %}and {% endif %}_k_e{{ j }}.{{ column }} = _k_classes.{{ column }}
+      {%- endfor %}
     {%- endfor %}
     {%- endif %}
   {%- endset -%}
   {%- set row = run_query(sql).rows[0] -%}
   {%- if row[0] | int > 0 -%}
-    {{ return(row[0] ~ " published class(es) of records describe fewer than k=" ~ k ~ " " ~ ('people' if plan.privacy_unit else 'records')) }}
+    {{ return(row[0] ~ " published class(es) of records describe fewer than k=" ~ k ~ " "
+        ~ ('people' if plan.privacy_unit else 'records')) }}
   {%- elif row[1] | int > 0 -%}
     {{ return(row[1] ~ " published class(es) of records are not " ~ plan.l ~ "-diverse (" ~ plan.diversity ~ ")") }}
   {%- endif -%}

@@ -9,19 +9,22 @@
 {% macro _inspect_records_relation(relation, model, who) %}
   {%- if model is not none -%}
     {%- set found = [] -%}
-    {%- for node in graph.nodes.values() if node.resource_type in ['model', 'seed', 'snapshot'] and node.name == model -%}
+    {%- for node in graph.nodes.values()
+          if node.resource_type in ['model', 'seed', 'snapshot'] and node.name == model -%}
       {%- do found.append(node) -%}
     {%- endfor -%}
     {%- if found | length == 0 -%}
       {{ exceptions.raise_compiler_error(who ~ ": no model, seed or snapshot named '" ~ model
-          ~ "' in this project or its packages (enabled ones only); give relation: 'schema.table' for any other table") }}
+          ~ "' in this project or its packages (enabled ones only);"
+          ~ " give relation: 'schema.table' for any other table") }}
     {%- elif found | length > 1 -%}
       {{ exceptions.raise_compiler_error(who ~ ": several nodes named '" ~ model ~ "': "
           ~ (found | map(attribute='unique_id') | sort | join(', ')) ~ "; give relation: 'schema.table' instead") }}
     {%- endif -%}
     {%- set node = found[0] -%}
     {%- if node.config.materialized == 'ephemeral' -%}
-      {{ exceptions.raise_compiler_error(who ~ ": " ~ node.unique_id ~ " is ephemeral: it has no relation to inspect") }}
+      {{ exceptions.raise_compiler_error(who ~ ": " ~ node.unique_id
+          ~ " is ephemeral: it has no relation to inspect") }}
     {%- endif -%}
     {%- set identifier = node.alias or node.name -%}
     {%- set found_relation = adapter.get_relation(database=node.database, schema=node.schema, identifier=identifier) -%}
@@ -38,8 +41,9 @@
     {%- set text = relation | trim -%}
     {%- set part = '(?:"(?:[^"]|"")+"|[^."\\s]+)' -%}
     {%- if not modules.re.fullmatch(part ~ '(?:\\.' ~ part ~ '){0,2}', text) -%}
-      {{ exceptions.raise_compiler_error(who ~ ": relation must be a table's name, 'schema.table' or 'database.schema.table'"
-          ~ " (double-quote a part with dots or spaces), got " ~ kanon._describe_value(relation)) }}
+      {{ exceptions.raise_compiler_error(who ~ ": relation must be a table's name, 'schema.table' or"
+          ~ " 'database.schema.table' (double-quote a part with dots or spaces), got "
+          ~ kanon._describe_value(relation)) }}
     {%- endif -%}
     {%- set parts = [] -%}
     {%- for quoted, plain in modules.re.findall('"((?:[^"]|"")+)"|([^."\\s]+)', text) -%}
@@ -67,7 +71,8 @@
   {%- for row in candidates -%}
     {%- set same = [] -%}
     {%- for value, (given, quoted) in [(row[0], parts[0]), (row[1], parts[1]), (row[2], parts[2])] -%}
-      {%- do same.append('exact' if given is none or value == given else ('loose' if not (quoted and exact_quotes) else 'no')) -%}
+      {%- do same.append('exact' if given is none or value == given
+                         else ('loose' if not (quoted and exact_quotes) else 'no')) -%}
     {%- endfor -%}
     {%- if 'no' not in same and 'loose' not in same -%}
       {%- set ns.exact = row -%}
@@ -80,8 +85,9 @@
     {%- for row in ns.loose -%}
       {%- do names.append(api.Relation.create(database=row[0], schema=row[1], identifier=row[2]) | string) -%}
     {%- endfor -%}
-    {{ exceptions.raise_compiler_error(who ~ ": " ~ shown ~ " is ambiguous: several relations match it up to letter case ("
-        ~ (names | sort | join(', ')) ~ "); double-quote the parts to name one exactly") }}
+    {{ exceptions.raise_compiler_error(who ~ ": " ~ shown
+        ~ " is ambiguous: several relations match it up to letter case (" ~ (names | sort | join(', '))
+        ~ "); double-quote the parts to name one exactly") }}
   {%- endif -%}
   {%- set row = ns.exact if ns.exact is not none else (ns.loose[0] if ns.loose else none) -%}
   {%- if row is none -%}

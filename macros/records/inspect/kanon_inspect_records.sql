@@ -27,16 +27,18 @@
 {% macro kanon_inspect_records(relation=none, model=none) %}
   {%- set who = 'kanon.kanon_inspect_records' -%}
   {%- if (relation is none) == (model is none) -%}
-    {{ exceptions.raise_compiler_error(who ~ ": give exactly one of relation: 'schema.table' or model: <model or seed name>, got "
-        ~ ('both' if relation is not none else 'neither')) }}
+    {{ exceptions.raise_compiler_error(who ~ ": give exactly one of relation: 'schema.table' or model:"
+        ~ " <model or seed name>, got " ~ ('both' if relation is not none else 'neither')) }}
   {%- endif -%}
   {%- if model is not none and (model is not string or model | trim == '') -%}
-    {{ exceptions.raise_compiler_error(who ~ ": model must be the name of a model, seed or snapshot, got " ~ kanon._describe_value(model)) }}
+    {{ exceptions.raise_compiler_error(who ~ ": model must be the name of a model, seed or snapshot, got "
+        ~ kanon._describe_value(model)) }}
   {%- endif -%}
-  {%- set is_relation = relation is mapping and (relation.get('metadata', {}).get('type', '') | string).endswith('Relation') -%}
+  {%- set is_relation = relation is mapping
+      and (relation.get('metadata', {}).get('type', '') | string).endswith('Relation') -%}
   {%- if relation is not none and not is_relation and (relation is not string or relation | trim == '') -%}
-    {{ exceptions.raise_compiler_error(who ~ ": relation must be 'schema.table' or a relation such as ref('people'), got "
-        ~ kanon._describe_value(relation)) }}
+    {{ exceptions.raise_compiler_error(who ~ ": relation must be 'schema.table' or a relation such as ref('people'),"
+        ~ " got " ~ kanon._describe_value(relation)) }}
   {%- endif -%}
   {%- do kanon._cli_read_only() -%}
   {%- set source = kanon._inspect_records_relation(relation, model, who) -%}
@@ -63,12 +65,13 @@
     {%- endif -%}
   {%- endfor -%}
 
+  {%- set compared_as_text = ['json', 'xml', 'point', 'line', 'lseg', 'box', 'path', 'polygon', 'circle'] -%}
   {%- set sql -%}
     select
       count(*) as _k_rows
       {%- for column in columns %}
       {%- set quoted = kanon._quote(column.name) -%}
-      {%- set comparable = quoted if (column.dtype | lower) not in ['json', 'xml', 'point', 'line', 'lseg', 'box', 'path', 'polygon', 'circle']
+      {%- set comparable = quoted if (column.dtype | lower) not in compared_as_text
             else 'cast(' ~ quoted ~ ' as ' ~ dbt.type_string() ~ ')' %},
       count({{ quoted }}) as _k_non_null_{{ loop.index }},
       count(distinct {{ comparable }}) as _k_distinct_{{ loop.index }}
@@ -89,7 +92,8 @@
     {%- set distinct = measured['_k_distinct_' ~ i] | int -%}
     {%- set length = measured['_k_length_' ~ i] if kinds[loop.index0] == 'text' else none -%}
     {%- set avg_length = none if length is none else (length | float) -%}
-    {%- set suggestion = kanon._inspect_records_role(column.name, kinds[loop.index0], rows, non_null, distinct, avg_length) -%}
+    {%- set suggestion = kanon._inspect_records_role(column.name, kinds[loop.index0], rows, non_null, distinct,
+                                                     avg_length) -%}
     {%- do out.append({
         'name': column.name,
         'type': column.dtype,
@@ -108,11 +112,14 @@
   {#- The table, for whoever runs it by hand. -#}
   {%- set widths = {'name': 6, 'type': 4} -%}
   {%- for c in out -%}
-    {%- do widths.update({'name': [widths.name, c.name | length] | max, 'type': [widths.type, c.type | length] | max}) -%}
+    {%- do widths.update({'name': [widths.name, c.name | length] | max,
+                          'type': [widths.type, c.type | length] | max}) -%}
   {%- endfor -%}
   {%- set line = '%-' ~ widths.name ~ 's  %-' ~ widths.type ~ 's  %9s  %9s  %6s  %10s  %-16s  %s' -%}
-  {{ log("kanon: " ~ source ~ ": " ~ rows ~ " rows, " ~ out | length ~ " columns (aggregates only; suggested roles, not decisions)", info=true) }}
-  {{ log(line | format('column', 'type', 'non-null', 'distinct', 'nulls', 'uniqueness', 'suggested role', 'why'), info=true) }}
+  {{ log("kanon: " ~ source ~ ": " ~ rows ~ " rows, " ~ out | length
+         ~ " columns (aggregates only; suggested roles, not decisions)", info=true) }}
+  {{ log(line | format('column', 'type', 'non-null', 'distinct', 'nulls', 'uniqueness', 'suggested role', 'why'),
+         info=true) }}
   {%- for c in out %}
   {{ log(line | format(c.name, c.type, c.non_null, c.distinct,
       '' if c.null_share is none else ('%.0f%%' | format(100 * c.null_share)),
@@ -122,7 +129,8 @@
   {%- for role in ['identifier', 'quasi_identifier', 'keep'] -%}
     {%- do counts.append((out | selectattr('role', 'equalto', role) | list | length) ~ ' ' ~ role) -%}
   {%- endfor %}
-  {{ log("kanon: suggested " ~ counts | join(', ') ~ ". Decide each role yourself: a column that is what the extract is about (a diagnosis) is sensitive, whatever its cardinality.", info=true) }}
+  {{ log("kanon: suggested " ~ counts | join(', ') ~ ". Decide each role yourself: a column that is what the extract"
+         ~ " is about (a diagnosis) is sensitive, whatever its cardinality.", info=true) }}
   {%- set rules = kanon._inspect_records_rules() -%}
   {%- do kanon._cli_emit({
       'relation': source | string,

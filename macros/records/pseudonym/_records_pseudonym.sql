@@ -13,7 +13,8 @@
 {% macro _records_pseudonym(expression, key_env='KANON_PSEUDONYM_KEY') %}
   {%- set who = kanon._who('kanon._records_pseudonym') -%}
   {%- if expression is not string or expression | trim == '' -%}
-    {{ exceptions.raise_compiler_error(who ~ ": expression must be SQL text, got " ~ kanon._describe_value(expression)) }}
+    {{ exceptions.raise_compiler_error(who ~ ": expression must be SQL text, got "
+        ~ kanon._describe_value(expression)) }}
   {%- endif -%}
   {%- do kanon._records_pseudonym_key_env(key_env, who) -%}
   {{ return(adapter.dispatch('_records_pseudonym', 'kanon')(expression, key_env)) }}
@@ -66,7 +67,8 @@
   {%- set setting = kanon._records_pseudonym_setting(key_env) -%}
   encode(sha256(
     {{ kanon._records_pseudonym_pg_block(setting, 92) }}
-    || sha256({{ kanon._records_pseudonym_pg_block(setting, 54) }} || convert_to(cast({{ expression }} as text), 'UTF8'))
+    || sha256({{ kanon._records_pseudonym_pg_block(setting, 54) }}
+    {{- ' ' }}|| convert_to(cast({{ expression }} as text), 'UTF8'))
   ), 'hex')
 {%- endmacro %}
 
@@ -77,13 +79,16 @@
     the verdict, which depends on the (stable, not immutable) setting, so Postgres cannot fold the
     cast, and fail, while planning a statement whose key is fine. -#}
 {% macro _records_pseudonym_pg_block(setting, pad) -%}
-  (select decode(string_agg(lpad(to_hex(get_byte(kanon_block.bytes, kanon_at) # {{ pad }}), 2, '0'), '' order by kanon_at), 'hex')
+  (select decode(string_agg(lpad(to_hex(get_byte(kanon_block.bytes, kanon_at) # {{ pad }}), 2, '0'), ''
+  {{- ' ' }}order by kanon_at), 'hex')
    from (
      select decode(rpad(encode(
-       case when length(kanon_key.bytes) > 64 then sha256(kanon_key.bytes) else kanon_key.bytes end, 'hex'), 128, '0'), 'hex') as bytes
+       case when length(kanon_key.bytes) > 64 then sha256(kanon_key.bytes) else kanon_key.bytes end, 'hex'), 128, '0'),
+       {{- ' ' }}'hex') as bytes
      from (
        select case when kanon_checked.verdict = 'ok' then decode(kanon_checked.hex, 'hex')
-         else convert_to(cast(cast('kanon pseudonyms: no usable key in the setting {{ setting }} (' || kanon_checked.verdict
+         else convert_to(cast(cast('kanon pseudonyms: no usable key in the setting {{ setting }} ('
+         {{- ' ' }}|| kanon_checked.verdict
            || '); give it at connection start with PGOPTIONS, see docs/pseudonyms.md' as uuid) as text), 'UTF8')
        end as bytes
        from (

@@ -18,17 +18,20 @@
 {% endmacro %}
 
 {% macro default___records_pseudonym_check(key_env, who) %}
-  {{ exceptions.raise_compiler_error(who ~ ": pseudonyms are implemented for DuckDB, Postgres and Spark, not for " ~ target.type) }}
+  {{ exceptions.raise_compiler_error(who ~ ": pseudonyms are implemented for DuckDB, Postgres and Spark, not for "
+      ~ target.type) }}
 {% endmacro %}
 
 {#- Spark: the variable in the environment of the JVM dbt's session runs (only the verdict is
     selected). On a cluster every executor reads its own environment, and a row evaluated where
     the key is unusable fails its statement (spark___records_pseudonym). -#}
 {% macro spark___records_pseudonym_check(key_env, who) %}
-  {%- set status = run_query("select " ~ kanon._records_pseudonym_key_status(kanon._records_pseudonym_spark_key(key_env))).rows[0][0] -%}
+  {%- set key = kanon._records_pseudonym_spark_key(key_env) -%}
+  {%- set status = run_query("select " ~ kanon._records_pseudonym_key_status(key)).rows[0][0] -%}
   {%- if status != 'ok' -%}
     {{ exceptions.raise_compiler_error(kanon._records_pseudonym_key_problem(status, key_env,
-        "the environment variable " ~ key_env ~ " of Spark's JVM (the driver's, and on a cluster each worker's: spark-env.sh)", who)) }}
+        "the environment variable " ~ key_env
+        ~ " of Spark's JVM (the driver's, and on a cluster each worker's: spark-env.sh)", who)) }}
   {%- endif -%}
 {% endmacro %}
 
@@ -63,8 +66,8 @@
       ~ " from (select current_setting('" ~ setting ~ "', true) as hex) as kanon_setting").rows[0][0] -%}
   {%- if status != 'ok' -%}
     {%- set where = "the Postgres setting " ~ setting ~ " (which carries " ~ key_env ~ " to the server: start dbt with "
-        ~ "PGOPTIONS='-c " ~ setting ~ "=<the key>', as kanon_tools.pseudonym_env.pseudonym_env builds it from " ~ key_env ~ "; a search_path in the "
-        ~ "profile makes dbt-postgres replace PGOPTIONS)" -%}
+        ~ "PGOPTIONS='-c " ~ setting ~ "=<the key>', as kanon_tools.pseudonym_env.pseudonym_env builds it from "
+        ~ key_env ~ "; a search_path in the profile makes dbt-postgres replace PGOPTIONS)" -%}
     {{ exceptions.raise_compiler_error(kanon._records_pseudonym_key_problem(status, key_env, where, who)) }}
   {%- endif -%}
 {% endmacro %}

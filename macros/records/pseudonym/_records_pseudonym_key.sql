@@ -65,7 +65,8 @@
       'odd length': 'the pseudonym key in ' ~ where ~ ' has an odd number of hex digits (two per byte)',
       'too short': 'the pseudonym key in ' ~ where ~ ' is shorter than 32 bytes (64 hex digits)',
   } -%}
-  {{ return(who ~ ": " ~ what.get(status, 'the pseudonym key in ' ~ where ~ ' is unusable (' ~ status ~ ')') ~ ". " ~ how) }}
+  {{ return(who ~ ": " ~ what.get(status, 'the pseudonym key in ' ~ where ~ ' is unusable (' ~ status ~ ')')
+      ~ ". " ~ how) }}
 {% endmacro %}
 
 {#- The long-form fact key_fingerprint: the first 16 hex digits of the keyed hash of a constant

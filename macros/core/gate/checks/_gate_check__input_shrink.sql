@@ -9,7 +9,8 @@
     {{ return('') }}
   {%- endif -%}
   {%- set shrink = 1 - facts.input_rows / before -%}
-  {{ return((kanon._gate_input_read(facts) ~ ", " ~ ((100 * shrink) | round(1)) ~ " % fewer than the previous release's " ~ before
-      ~ ", more than max_input_shrink=" ~ share ~ " (an upstream load that failed?); raise max_input_shrink (1 allows any)"
-      " to publish it") if shrink > share + 1e-12 else '') }}
+  {{ return((kanon._gate_input_read(facts) ~ ", " ~ ((100 * shrink) | round(1))
+      ~ " % fewer than the previous release's " ~ before ~ ", more than max_input_shrink=" ~ share
+      ~ " (an upstream load that failed?); raise max_input_shrink (1 allows any) to publish it")
+      if shrink > share + 1e-12 else '') }}
 {% endmacro %}

@@ -5,9 +5,10 @@
     empty input cannot give anything but an empty output, and one consent is enough. -#}
 {% macro _gate_check__output_empty(gate) %}
   {%- set facts = gate.facts -%}
-  {{ return(("it read " ~ facts.input_rows ~ " input row(s) and would publish nothing (" ~ facts.cells_suppressed ~ " of "
-      ~ facts.cells_in ~ " cell(s) suppressed or hidden at k=" ~ gate.k ~ "): an empty release would replace the previous one;"
-      ~ " check k, or set config allow_empty_output=true to publish it")
+  {{ return(("it read " ~ facts.input_rows ~ " input row(s) and would publish nothing ("
+      ~ facts.cells_suppressed ~ " of " ~ facts.cells_in ~ " cell(s) suppressed or hidden at k=" ~ gate.k
+      ~ "): an empty release would replace the previous one; check k, or set config"
+      ~ " allow_empty_output=true to publish it")
       if kanon._release_shows_nothing(gate.kind, facts) and facts.input_rows != 0
       and not config.get('allow_empty_output', false) else '') }}
 {% endmacro %}
