@@ -16,7 +16,7 @@ those cells with their people and runs it `--repeats` times, fetching every row;
 row each, with the median and the fastest run. `--explain DIR` also writes Postgres's
 `explain (analyze, buffers)` of each replay there.
 
-    .venv/bin/python tests/bench_cell_fates.py --events 600k --cells 15000,all --repeats 3
+    .venv/bin/python tests/audit/bench_cell_fates.py --events 600k --cells 15000,all --repeats 3
 
 `--without-people` calls the replay as kanon did before it had that argument (to measure an
 older checkout: run this file from there). The scratch warehouses (a DuckDB file in --workdir,
@@ -37,7 +37,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "python_helpers"))
 
 from kanon_tools.cli.types import count_list  # noqa: E402

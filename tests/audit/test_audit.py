@@ -11,19 +11,13 @@ import uuid
 from typing import Any
 
 import pytest
-from cell_fates import cell_fates
-from conftest import (
-    DBT,
-    INTEGRATION,
-    ROOT,
-    DbtProject,
-    Warehouse,
-    kanon_tools_cli,
-    postgres_role,
-    require_postgres,
-    role_can_select,
-)
+from kanon_tools.dbt_runner import DBT
 from oracles import counts as oracle
+from support import INTEGRATION, ROOT
+from support.cell_fates import cell_fates
+from support.commands import kanon_tools_cli
+from support.projects import DbtProject
+from support.warehouses import Warehouse, postgres_role, require_postgres, role_can_select
 
 pytestmark = pytest.mark.dbt
 

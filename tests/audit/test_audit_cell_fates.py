@@ -13,8 +13,10 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
-from cell_fates import Replay, compiled_replays, fetch_fates
-from conftest import INTEGRATION, DbtProject, Warehouse
+from support import INTEGRATION
+from support.cell_fates import Replay, compiled_replays, fetch_fates
+from support.projects import DbtProject
+from support.warehouses import Warehouse
 
 pytestmark = pytest.mark.dbt
 

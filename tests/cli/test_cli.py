@@ -17,8 +17,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT, DbtResult, Warehouse, kanon_tools_cli
-from kanon_tools.dbt_runner import DbtError, DbtRunner
+from kanon_tools.dbt_runner import DbtError, DbtResult, DbtRunner
+from support import ROOT
+from support.commands import kanon_tools_cli
+from support.warehouses import Warehouse
 
 REPORT = "cli_report"
 UNBUILT = "cli_unbuilt"

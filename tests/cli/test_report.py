@@ -33,9 +33,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import IN_CI, ROOT, DbtProject, Warehouse, kanon_tools_cli
 from kanon_tools import report
 from kanon_tools.dbt_runner import swapped_environment
+from support import IN_CI, ROOT
+from support.commands import kanon_tools_cli
+from support.projects import DbtProject
+from support.warehouses import Warehouse
 
 pytestmark = pytest.mark.dbt
 

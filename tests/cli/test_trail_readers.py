@@ -22,8 +22,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cell_fates import cell_fates
-from conftest import ROOT, DbtProject, Warehouse, kanon_tools_cli
+from support import ROOT
+from support.cell_fates import cell_fates
+from support.commands import kanon_tools_cli
+from support.projects import DbtProject
+from support.warehouses import Warehouse
 
 pytestmark = pytest.mark.dbt
 

@@ -23,7 +23,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT, DbtProject, Warehouse
+from support import ROOT
+from support.projects import DbtProject
+from support.warehouses import Warehouse
 
 pytestmark = pytest.mark.dbt
 

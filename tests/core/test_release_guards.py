@@ -29,8 +29,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from conftest import INTEGRATION, ROOT, DbtProject, DbtResult, Warehouse
+from kanon_tools.dbt_runner import DbtResult
 from kanon_tools.pseudonym_env import DEFAULT_KEY_ENV, pseudonym_env
+from support import INTEGRATION, ROOT
+from support.projects import DbtProject
+from support.warehouses import Warehouse
 
 pytestmark = pytest.mark.dbt
 

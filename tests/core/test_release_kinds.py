@@ -23,7 +23,10 @@ import shutil
 from typing import Any
 
 import pytest
-from conftest import ROOT, DbtProject, Warehouse, kanon_tools_cli
+from support import ROOT
+from support.commands import kanon_tools_cli
+from support.projects import DbtProject
+from support.warehouses import Warehouse
 
 pytestmark = pytest.mark.dbt
 

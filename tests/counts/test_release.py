@@ -6,7 +6,9 @@ Fixtures: integration_tests/seeds/release and integration_tests/models/release.
 from __future__ import annotations
 
 import pytest
-from conftest import INTEGRATION, DbtProject, Warehouse, require_postgres
+from support import INTEGRATION
+from support.projects import DbtProject
+from support.warehouses import Warehouse, require_postgres
 
 pytestmark = pytest.mark.dbt
 

@@ -13,8 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cell_fates import cell_fates
-from conftest import INTEGRATION, ROOT, DbtProject, Warehouse, copy_project
+from support import INTEGRATION, ROOT
+from support.cell_fates import cell_fates
+from support.projects import DbtProject, copy_project
+from support.warehouses import Warehouse
 
 pytestmark = pytest.mark.dbt
 

@@ -25,8 +25,10 @@ import os
 from typing import Any
 
 import pytest
-from conftest import INTEGRATION, DbtProject, Warehouse
 from kanon_tools import receipt
+from support import INTEGRATION
+from support.projects import DbtProject
+from support.warehouses import Warehouse
 
 pytestmark = pytest.mark.dbt
 

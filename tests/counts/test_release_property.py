@@ -41,10 +41,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT, DbtProject, Warehouse
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from oracles.counts import Dominance, Hierarchy, Release, count_star, release_counts
+from support import ROOT
+from support.projects import DbtProject
+from support.warehouses import Warehouse
 
 pytestmark = pytest.mark.dbt
 

@@ -19,16 +19,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import (
-    DBT,
-    INTEGRATION,
-    ROOT,
-    DbtProject,
-    DbtResult,
-    Warehouse,
-    copy_project,
-    install_packages,
-)
+from kanon_tools.dbt_runner import DBT, DbtResult
+from support import INTEGRATION, ROOT
+from support.projects import DbtProject, copy_project, install_packages
+from support.warehouses import Warehouse
 
 pytestmark = pytest.mark.dbt
 

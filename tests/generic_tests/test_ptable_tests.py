@@ -18,7 +18,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import INTEGRATION, ROOT, DbtProject, DbtResult, Warehouse
+from kanon_tools.dbt_runner import DbtResult
+from support import INTEGRATION, ROOT
+from support.projects import DbtProject
+from support.warehouses import Warehouse
 
 pytestmark = pytest.mark.dbt
 

@@ -28,8 +28,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import IN_CI, INTEGRATION, ROOT, DbtResult, Warehouse
-from test_host_settings import BOTH_RELEASED, TABLE_OVERRIDE, Host, assert_trail_is_kanons, write_host
+from kanon_tools.dbt_runner import DbtResult
+from support import IN_CI, INTEGRATION, ROOT
+from support.warehouses import Warehouse
+
+from host.test_host_settings import BOTH_RELEASED, TABLE_OVERRIDE, Host, assert_trail_is_kanons, write_host
 
 pytestmark = pytest.mark.dbt
 

@@ -21,8 +21,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import DbtProject, DbtResult, Warehouse, postgres_role, role_can_select
-from test_host_settings import AUDIT_TABLES, COMMENT, MARTS, write_host
+from kanon_tools.dbt_runner import DbtResult
+from support.projects import DbtProject
+from support.warehouses import Warehouse, postgres_role, role_can_select
+
+from host.test_host_settings import AUDIT_TABLES, COMMENT, MARTS, write_host
 
 pytestmark = pytest.mark.dbt
 

@@ -16,8 +16,11 @@ from typing import Any
 
 import pytest
 import yaml  # type: ignore[import-untyped]  # no stubs installed; only safe_load is used
-from conftest import ROOT, DbtProject, Warehouse, postgres_role, require_postgres, role_can_select
-from test_host_settings import write_host
+from support import ROOT
+from support.projects import DbtProject
+from support.warehouses import Warehouse, postgres_role, require_postgres, role_can_select
+
+from host.test_host_settings import write_host
 
 pytestmark = pytest.mark.dbt
 

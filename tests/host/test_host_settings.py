@@ -20,7 +20,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT, DbtProject, DbtResult, Warehouse
+from kanon_tools.dbt_runner import DbtResult
+from support import ROOT
+from support.projects import DbtProject
+from support.warehouses import Warehouse
 
 pytestmark = pytest.mark.dbt
 

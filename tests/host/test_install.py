@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from conftest import ROOT
 from kanon_tools.records.files import read_table
 from pycanon import anonymity
+from support import ROOT
 
 pytestmark = pytest.mark.dbt
 

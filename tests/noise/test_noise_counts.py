@@ -26,10 +26,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT, KeyedProject, built_keyed_host, mart, write_csv
 from kanon_tools.noise import Ptable, cell_key
 from oracles.counts import Hierarchy, Release, release_counts
 from oracles.ptables import ptable_csv, simple_ptable
+from support import ROOT
+from support.projects import KeyedProject, built_keyed_host, write_csv
+from support.warehouses import mart
 
 pytestmark = pytest.mark.dbt
 

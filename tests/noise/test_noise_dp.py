@@ -28,8 +28,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT, KeyedProject, Warehouse, mart
 from oracles import dp
+from support import ROOT
+from support.projects import KeyedProject
+from support.warehouses import Warehouse, mart
 
 pytestmark = pytest.mark.dbt
 

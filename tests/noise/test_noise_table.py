@@ -31,9 +31,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT, KeyedProject, Warehouse, built_keyed_host, kanon_tools_cli, write_csv
 from kanon_tools.noise import Ptable, cell_key
 from oracles.ptables import ptable_csv, simple_ptable
+from support import ROOT
+from support.commands import kanon_tools_cli
+from support.projects import KeyedProject, built_keyed_host, write_csv
+from support.warehouses import Warehouse
 
 pytestmark = pytest.mark.dbt
 

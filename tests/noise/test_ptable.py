@@ -20,7 +20,6 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 import pytest
-from conftest import INTEGRATION
 from kanon_tools.cli import main
 from kanon_tools.noise import Ptable as Lookup
 from kanon_tools.noise import PtableRow
@@ -36,6 +35,7 @@ from kanon_tools.ptable import (
     summarize,
 )
 from scipy import optimize, stats
+from support import INTEGRATION
 
 # (D, V, js, pstay): k = 3 and 5, no js, a pstay, a variance near D^2, rows that cannot have V
 PARAMS = [

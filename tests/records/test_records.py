@@ -18,10 +18,12 @@ from typing import Any
 
 import pandas as pd
 import pytest
-from conftest import INTEGRATION, ROOT, DbtProject, Warehouse, assert_bad_inputs_refused, copy_project
 from kanon_tools.dev import records_reference as ref
 from kanon_tools.pseudonym_env import pseudonym, pseudonym_env
 from pycanon import anonymity
+from support import INTEGRATION, ROOT
+from support.projects import DbtProject, assert_bad_inputs_refused, copy_project
+from support.warehouses import Warehouse
 
 pytestmark = pytest.mark.dbt
 

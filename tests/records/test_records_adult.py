@@ -16,11 +16,14 @@ import math
 from typing import Any
 
 import pytest
-from conftest import INTEGRATION, ROOT, DbtProject, Warehouse, copy_project
 from kanon_tools.dev import adult as adult_data
 from kanon_tools.dev import records_reference as ref
 from pycanon import anonymity
-from test_records import plan_of, read_frame
+from support import INTEGRATION, ROOT
+from support.projects import DbtProject, copy_project
+from support.warehouses import Warehouse
+
+from records.test_records import plan_of, read_frame
 
 pytestmark = [
     pytest.mark.dbt,

@@ -19,15 +19,15 @@ from typing import Any
 
 import pandas as pd
 import pytest
-from conftest import main_in_process
 from kanon_tools.cli import records as cli
 from kanon_tools.records import example
 from kanon_tools.records.files import parse_table, read_table, render_table
 from pycanon import anonymity
+from support import ROOT
+from support.commands import main_in_process
 
 pytestmark = pytest.mark.dbt
 
-ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "records_japan"
 SCRIPT = Path(sys.executable).parent / "kanon-records"
 FORMATS = ("csv", "json", "xml")

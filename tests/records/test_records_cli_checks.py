@@ -19,10 +19,10 @@ import pytest
 from kanon_tools.cli import records as cli
 from kanon_tools.pseudonym_env import pseudonym
 from kanon_tools.records.files import read_table
+from support import ROOT
 
 pytestmark = pytest.mark.dbt
 
-ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "records_japan"
 PEOPLE = EXAMPLE / "people.csv"
 

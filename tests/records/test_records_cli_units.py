@@ -18,8 +18,9 @@ from kanon_tools.receipt import records_receipt, render_text
 from kanon_tools.records import commands, engine, hints, report
 from kanon_tools.records.config import ConfigError, check_header, hierarchy_problem, parse_config, prefix_rows
 from kanon_tools.records.files import Table
+from support import ROOT
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "records_japan"
+EXAMPLE = ROOT / "examples" / "records_japan"
 
 COLUMNS = ("id", "age", "zip", "sex", "diagnosis")
 

@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT, DbtResult, Warehouse
-from kanon_tools.dbt_runner import DbtRunner
+from kanon_tools.dbt_runner import DbtResult, DbtRunner
+from support import ROOT
+from support.warehouses import Warehouse
 
 pytestmark = pytest.mark.dbt
 

@@ -21,10 +21,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT, DbtResult, KeyedProject, Warehouse, require_postgres
-from kanon_tools.dbt_runner import ANSI, DbtRunner
+from kanon_tools.dbt_runner import ANSI, DbtResult, DbtRunner
 from kanon_tools.pseudonym_env import DEFAULT_KEY_ENV, key_status, pseudonym, pseudonym_env, setting_name
 from kanon_tools.warehouse import postgres_params
+from support import ROOT
+from support.projects import KeyedProject
+from support.warehouses import Warehouse, require_postgres
 
 pytestmark = pytest.mark.dbt
 

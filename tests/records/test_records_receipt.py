@@ -16,9 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT, Warehouse, kanon_tools_cli
 from kanon_tools.dbt_runner import DbtRunner
 from kanon_tools.receipt import receipt, render_text
+from support import ROOT
+from support.commands import kanon_tools_cli
+from support.warehouses import Warehouse
 
 pytestmark = pytest.mark.dbt
 

@@ -18,7 +18,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import INTEGRATION, ROOT, DbtProject, Warehouse, copy_project, postgres_role, require_postgres
+from support import INTEGRATION, ROOT
+from support.projects import DbtProject, copy_project
+from support.warehouses import Warehouse, postgres_role, require_postgres
 
 pytestmark = pytest.mark.dbt
 

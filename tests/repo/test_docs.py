@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 import yaml  # type: ignore[import-untyped]  # no stubs installed; only safe_load is used
-from conftest import ROOT
+from support import ROOT
 
 # dbt names a materialization's macro materialization_<name>_<adapter> and a generic test's test_<name>
 DEFINED = re.compile(r"{%-?\s*(macro|materialization|test)\s+(\w+)(?:\s*,\s*(\w+))?")

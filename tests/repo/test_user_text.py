@@ -16,9 +16,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import yaml  # type: ignore[import-untyped]  # no stubs installed; only safe_load is used
-from conftest import ROOT
 from kanon_tools.cli import build_parser
 from kanon_tools.cli.records import build_parser as records_parser
+from support import ROOT
 
 # "issue 14", "Issues #12", "ticket no. 3", and a bare GitHub reference "#34" (not a CSS colour
 # such as "#555;", an HTML entity "&#39;" or a Jinja comment "{#")

@@ -37,8 +37,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import IN_CI, ROOT, DbtResult
-from kanon_tools.dbt_runner import DbtRunner
+from kanon_tools.dbt_runner import DbtResult, DbtRunner
 from kanon_tools.dev import spark_cluster
 from kanon_tools.noise import Ptable, cell_key
 from kanon_tools.pseudonym_env import pseudonym
@@ -46,6 +45,7 @@ from kanon_tools.spark_sql import literal, session
 from oracles import dp
 from oracles.counts import Hierarchy, release_counts
 from oracles.ptables import ptable_csv, simple_ptable
+from support import IN_CI, ROOT
 
 pytestmark = [pytest.mark.dbt, pytest.mark.spark]
 

@@ -19,12 +19,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT
 from kanon_tools.cli import main as cli
 from kanon_tools.dbt_runner import DbtRunner
 from kanon_tools.dev import spark_cluster
 from kanon_tools.pseudonym_env import pseudonym
 from kanon_tools.spark_sql import session
+from support import ROOT
 
 # `make test` has no cluster to test: the module says so; `make test-spark-cluster` (CI's too) runs it
 pytestmark = [pytest.mark.dbt, pytest.mark.spark,

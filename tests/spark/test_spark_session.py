@@ -8,8 +8,8 @@ import re
 from pathlib import Path
 
 import yaml  # type: ignore[import-untyped]  # no stubs installed; only safe_load is used
-from conftest import ROOT
 from kanon_tools.spark_sql import JVM_OPTIONS, session_settings
+from support import ROOT
 
 ENV_VAR = re.compile(r"\{\{\s*env_var\('(\w+)',\s*'([^']*)'\)\s*\}\}")
 

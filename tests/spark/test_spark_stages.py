@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT
 from kanon_tools.dbt_runner import DbtRunner
+from support import ROOT
 
 pytestmark = pytest.mark.dbt
 

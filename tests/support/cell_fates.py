@@ -8,7 +8,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from conftest import DbtProject, Warehouse
+from support.projects import DbtProject
+from support.warehouses import Warehouse
 
 FATE_COLUMNS = ("cell_labels", "decision", "ladder_step", "released_labels", "released_levels", "released_people")
 # Between two compiled replays in one `dbt compile --inline` (a SQL comment, kept by dbt).

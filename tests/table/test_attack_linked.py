@@ -15,8 +15,9 @@ import pytest
 from kanon_tools import attack_report
 from kanon_tools.attack import Finding, InconsistentTable, Key, Status
 from kanon_tools.cli import attack as attack_cli
-from test_attack import WORKED
-from test_attack_nd import Dim, Event, emit, one_each, three_d, worked_emitted
+
+from table.test_attack import WORKED
+from table.test_attack_nd import Dim, Event, emit, one_each, three_d, worked_emitted
 
 K = 5
 DAY = Dim("day", ("Mon", "Tue", "Wed", "Thu", "Fri"))

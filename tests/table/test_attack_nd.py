@@ -17,7 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from kanon_tools import attack, attack_report
 from kanon_tools.attack import InconsistentTable, Key, Knowledge, Status, findings, grid, intervals
-from test_attack import DAYS, KINDS, WORKED
+
+from table.test_attack import DAYS, KINDS, WORKED
 
 TOTAL = "Total"
 Node = tuple[str | None, int, str | None, frozenset[str | None]]  # label, level, parent label, leaves under it

@@ -24,11 +24,14 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import INTEGRATION, ROOT, DbtProject, Warehouse, assert_bad_inputs_refused, copy_project, kanon_tools_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from kanon_tools import attack, attack_report
 from kanon_tools.attack import Cell, Knowledge, Status, findings, grid, intervals
+from support import INTEGRATION, ROOT
+from support.commands import kanon_tools_cli
+from support.projects import DbtProject, assert_bad_inputs_refused, copy_project
+from support.warehouses import Warehouse
 
 pytestmark = pytest.mark.dbt
 

@@ -18,11 +18,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import IN_CI, ROOT, postgres_unavailable_reason
 from kanon_tools.cli import generate as generate_cli
 from kanon_tools.dev import catalog
 from kanon_tools.dev import generate as gen
 from kanon_tools.warehouse import postgres_params
+from support import IN_CI, ROOT
+from support.warehouses import postgres_unavailable_reason
 
 SEEDS = ROOT / "seeds" / "example"
 SEED_FILES = ("circulation_events", "hierarchy_title", "hierarchy_branch", "hierarchy_age_band")
