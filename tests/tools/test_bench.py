@@ -94,3 +94,23 @@ def test_bench_file_smoke_run(tmp_path: Path) -> None:
     assert released[0].split(",") == ["生年月日", "年齢", "性別", "郵便番号", "都道府県", "年収"]
     # the file the figures stand for (issue 49): a prefix column of many distinct values
     assert "400 people, 郵便番号 3" in out.read_text(encoding="utf-8")
+
+
+def test_bench_table_runs_and_its_figures_are_real(tmp_path: Path) -> None:
+    """`python -m kanon_tools bench-table` on a tiny table (DuckDB): one markdown row whose
+    figures are numbers, and 0 exact disclosures."""
+    out = tmp_path / "bench_table.md"
+    run = subprocess.run([sys.executable, "-m", "kanon_tools", "bench-table", "--rows", "30", "--columns", "8",
+                          "--workdir", str(tmp_path / "work"), "--out", str(out)],
+                         cwd=ROOT, capture_output=True, text=True, timeout=600, check=False)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-3000:]
+    rows = [line for line in out.read_text().splitlines() if line.startswith("| duckdb |")]
+    assert len(rows) == 1 and rows[0] in run.stdout
+    fields = [field.strip().replace(",", "") for field in rows[0].strip("|").split("|")]
+    assert fields[1] == "30 x 8"
+    events, k, cells, primaries, secondaries, rounds = (int(v) for v in fields[2:8])
+    search, release, floor, read, audit = (float(v) for v in fields[8:13])
+    hidden, exact = int(fields[13]), int(fields[14])
+    assert k == 5 and cells == 31 * 9 and events > 0 and primaries > 0 and rounds >= 0
+    assert hidden == primaries + secondaries and exact == 0
+    assert 0 < search <= release and floor > 0 and read > 0 and audit >= 0
