@@ -5,6 +5,7 @@
 - projects.py: DbtProject and KeyedProject, dbt driven in a project, and the files a test writes;
 - commands.py: `python -m kanon_tools` run in this process, as its own process would run it;
 - cell_fates.py: a past release's cells, replayed from the audit trail by kanon.audit_cell_fates;
+- file_seconds.py: the order the test files start in (file_seconds.json), and its recorder.
 
 Fixtures live in conftest.py files (tests/conftest.py: those every folder uses), not here.
 """

@@ -55,14 +55,6 @@ def test_a_test_without_the_dbt_marker_cannot_start_dbt(probe: Path) -> None:
     assert not (probe / "probe.duckdb").exists()
 
 
-def test_the_start_order_names_files_that_exist() -> None:
-    # conftest starts the longest files first; a renamed file would silently lose its place
-    from conftest import SECONDS_PER_FILE
-
-    tests = Path(__file__).parents[1]
-    assert sorted(name for name in SECONDS_PER_FILE if not list(tests.glob(f"*/{name}"))) == []
-
-
 @pytest.mark.dbt
 @pytest.mark.parametrize("process", [False, True], ids=["in_process", "process"])
 def test_in_process_dbt_answers_as_a_dbt_process_does(probe: Path, process: bool) -> None:
