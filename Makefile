@@ -71,11 +71,11 @@ spark-cluster: $(STAMP)
 spark-cluster-stop: $(STAMP)
 	$(BIN)/python -m kanon_tools spark-cluster stop --dir $(SPARK_CLUSTER_DIR)
 
-## test-spark-cluster: the cluster itself (tests/test_spark_cluster.py) and the Spark tests
-## (tests/test_spark.py) on a cluster of their own, started and stopped by each module (CI runs it
+## test-spark-cluster: the cluster itself (tests/spark/test_spark_cluster.py) and the Spark tests
+## (tests/spark/test_spark.py) on a cluster of their own, started and stopped by each module (CI runs it
 ## after `make test`)
 test-spark-cluster: $(STAMP)
-	KANON_SPARK_CLUSTER=1 $(BIN)/python -m pytest tests/test_spark_cluster.py tests/test_spark.py --durations=10
+	KANON_SPARK_CLUSTER=1 $(BIN)/python -m pytest tests/spark/test_spark_cluster.py tests/spark/test_spark.py --durations=10
 
 ## lint: lint-source and lint-compiled, their steps two at a time (most steps use one core)
 lint:

@@ -193,7 +193,7 @@ def test_every_join_of_the_replay_can_be_hashed(fates: tuple[Warehouse, dict[tup
     cell with every group: the suppressed groups were joined on an OR (the last step's, or under
     null_policy='suppress' for a cell with a NULL, step 0's), which Postgres ran as a nested
     loop rebuilding the labels' JSON for each pair (minutes for 2,000 cells of a 600k-event
-    release, tests/bench_cell_fates.py) and DuckDB as a blockwise nested loop."""
+    release, tests/audit/bench_cell_fates.py) and DuckDB as a blockwise nested loop."""
     wh, sqls = fates
     for (report, _), sql in sqls.items():
         assert _joins_that_cannot_be_hashed(wh, sql) == [], report

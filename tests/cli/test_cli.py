@@ -1,6 +1,6 @@
 """The audit CLI refuses bad input in one line: no traceback, no file created, a non-zero exit.
 
-`python -m kanon_tools audit` and `audit-log` run as subprocesses with a conftest Warehouse's
+`python -m kanon_tools audit` and `audit-log` run as subprocesses with a support Warehouse's
 environment (KANON_DUCKDB_PATH, KANON_SCHEMA), as an operator would run them: from inside a small
 dbt project that installs kanon (`cli_project`: the models they are asked about, nothing built),
 since they read through kanon's cli_ macros and the project's graph. The tables they read are

@@ -125,7 +125,7 @@ TEXT_TYPES = {"text", "varchar", "character varying"}
 
 
 def _dbt_deps(project_dir: Path, warehouse: Warehouse) -> None:
-    """`dbt deps`, once per test run (conftest.install_packages; DbtProject.run always adds
+    """`dbt deps`, once per test run (support.projects.install_packages; DbtProject.run always adds
     --target-path, which `dbt deps` rejects)."""
 
     def deps() -> DbtResult:

@@ -1,7 +1,7 @@
 """The dbt versions kanon supports other than the suite's own: a smoke set on each.
 
 The suite runs on the dbt of requirements.txt (1.11). For every other supported version,
-tests/matrix/constraints-<version>.txt pins dbt-core and its adapters; this module builds a
+tests/host/matrix/constraints-<version>.txt pins dbt-core and its adapters; this module builds a
 virtualenv from it (cached between runs in ~/.cache/kanon/dbt-matrix/<version>-<hash>, or under
 KANON_MATRIX_CACHE) and runs that version's dbt as a process, on DuckDB and Postgres: the demo's
 build (seeds, example mart, tests), one release of each kind published and one refused (the
@@ -57,7 +57,7 @@ class VenvUnavailable(Exception):
 
 
 def build_venv(version: str) -> Path:
-    """The virtualenv of tests/matrix/constraints-<version>.txt, built once and reused while its
+    """The virtualenv of tests/host/matrix/constraints-<version>.txt, built once and reused while its
     pins and this Python are the same: its folder is named by their hash, and holds a marker
     written last (a build cut short is rebuilt). A lock keeps two test processes from building
     it at once."""
@@ -96,7 +96,7 @@ def dbt_version(request: pytest.FixtureRequest) -> tuple[str, Path]:
         return version, build_venv(version)
     except (VenvUnavailable, subprocess.TimeoutExpired) as exc:
         if IN_CI:
-            pytest.fail(f"{exc}; CI requires every dbt version of tests/matrix", pytrace=False)
+            pytest.fail(f"{exc}; CI requires every dbt version of tests/host/matrix", pytrace=False)
         pytest.skip(f"{exc}: skipping dbt {version}")
 
 
@@ -199,7 +199,7 @@ def test_audit_trail_across_host_defaults(dbt_version: tuple[str, Path], warehou
                                           make_warehouse: Any, projects: dict[str, Path]) -> None:
     """A host project whose models default to `+materialized: table` (with the override for kanon's
     audit models its error asks for) and `+schema: marts`: its two marts released, the trail
-    kanon's own tables in its own schema (tests/test_host_settings.py)."""
+    kanon's own tables in its own schema (tests/host/test_host_settings.py)."""
     _, venv = dbt_version
     host = Host(projects["host"], make_warehouse(warehouse_kind, "mx_host"))
     host.runs["build"] = dbt(venv, host.path, host.wh, "host", "build")

@@ -3,8 +3,8 @@ inspect -> plan -> run in CSV, JSON and XML, on the embedded DuckDB through dbt;
 file checked with pycanon and by our own recount; every receipt scanned for every input cell.
 
 The three formats run in one module fixture (each command is a few dbt starts); the assertions
-read what it left. tests/test_records_cli_checks.py has the exit codes, leaks, proxies, hint
-packs and pseudonyms; tests/test_records_cli_units.py the parts that need no dbt.
+read what it left. tests/records/test_records_cli_checks.py has the exit codes, leaks, proxies, hint
+packs and pseudonyms; tests/records/test_records_cli_units.py the parts that need no dbt.
 """
 
 from __future__ import annotations
@@ -43,7 +43,8 @@ class Command:
 
 def records(*args: str | Path, cwd: Path) -> Command:
     """`kanon-records <args>` in `cwd`, without a pseudonym key in its environment: its main() here,
-    dbt included (conftest.main_in_process), which spares a Python start and dbt's imports a call."""
+    dbt included (support.commands.main_in_process), which spares a Python start and dbt's
+    imports a call."""
     argv = [str(a) for a in args]
     env = {k: v for k, v in os.environ.items() if k != "KANON_PSEUDONYM_KEY"}
     done = main_in_process(cli.main, [str(SCRIPT)], argv, env, cwd)
@@ -69,7 +70,7 @@ class Japanese:
 @pytest.fixture(scope="module")
 def round_trips(tmp_path_factory: pytest.TempPathFactory) -> dict[str, RoundTrip]:
     """inspect -> plan -> run in each format (plan as JSON; its text is the Japanese fixture's), each
-    command's main() in this process (tests/test_install.py runs the installed script as a process,
+    command's main() in this process (tests/host/test_install.py runs the installed script as a process,
     from a fresh virtualenv, as a user runs it)."""
     people = read_table(EXAMPLE / "people.csv")
     config = EXAMPLE / "config.json"

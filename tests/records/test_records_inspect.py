@@ -236,7 +236,7 @@ def test_an_empty_table_suggests_nothing_but_says_why(seeded: Warehouse, records
 def test_it_only_reads(seeded: Warehouse, records_project: Path) -> None:
     """DuckDB: the file is byte for byte what it was (Postgres: the session is read-only, as for the cli_ macros)."""
     if seeded.kind != "duckdb":
-        pytest.skip("the Postgres session is made read-only by kanon._cli_read_only (tests/test_cli.py)")
+        pytest.skip("the Postgres session is made read-only by kanon._cli_read_only (tests/cli/test_cli.py)")
     before = hashlib.sha256(seeded.duckdb_path.read_bytes()).digest()
     assert inspect(records_project, seeded, {"model": "people"}).ok
     assert hashlib.sha256(seeded.duckdb_path.read_bytes()).digest() == before

@@ -7,8 +7,9 @@ after the run neither the key nor anything it can be derived from (the padded bl
 K^opad, sha256(key)) may be anywhere in the project, its target/ and logs/, or the DuckDB file.
 A missing or malformed key fails at compile time with an error naming the variable, not the key.
 
-The key reaches dbt as the tests' conftest builds every environment, plus KANON_PSEUDONYM_KEY;
-for Postgres, kanon_tools.pseudonym_env turns it into PGOPTIONS, as a user would.
+The key reaches dbt as the tests' Warehouse (support.warehouses) builds every environment, plus
+KANON_PSEUDONYM_KEY; for Postgres, kanon_tools.pseudonym_env turns it into PGOPTIONS, as a user
+would.
 """
 
 from __future__ import annotations

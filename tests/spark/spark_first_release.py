@@ -1,4 +1,4 @@
-"""The Spark module's process (tests/test_spark.py): one JVM for what must happen outside the test's
+"""The Spark module's process (tests/spark/test_spark.py): one JVM for what must happen outside the test's
 process, in order, on one Spark session:
 
 1. the raw tables are loaded (each statement's rows written back);
@@ -7,7 +7,7 @@ process, in order, on one Spark session:
    back): here, where the JVM is as it is for the first, rather than in the test's process;
 4. a second release, which the test kills (SIGKILL) before its view moves.
 
-    python tests/spark_first_release.py <spec.json>
+    python tests/spark/spark_first_release.py <spec.json>
 
 spec: {"dir", "statements", "project", "env", "target_path", "log_path", "first": [models],
 "again": [dbt args], "killed": [dbt args], "out": path}. `out` gets one JSON object once steps 1

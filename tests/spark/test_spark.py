@@ -7,7 +7,7 @@ readable.
 
 A Spark session is a JVM and a metastore (embedded Derby: one process at a time may open it), tens
 of seconds to start. So the module starts one process, where a process is the point
-(tests/spark_first_release.py): it loads the raw tables, makes every model's first release,
+(tests/spark/spark_first_release.py): it loads the raw tables, makes every model's first release,
 releases the table with totals again, and is killed (SIGKILL) in the middle of a count release.
 Everything after runs in this worker's process, dbt included (kanon_tools.dbt_runner, ADR 14), on
 one Spark session kept for the module, and the tests read the warehouse through that same session.
@@ -295,7 +295,7 @@ def _first_releases(workdir: Path, schema: str, project: Path, env: dict[str, st
 
 def _first_release_and_a_killed_one(workdir: Path, statements: list[str], project: Path,
                                      runner: DbtRunner) -> tuple[DbtResult, DbtResult, list[Any], dict[str, Any]]:
-    """One process, one JVM (tests/spark_first_release.py): the raw tables loaded, every model's
+    """One process, one JVM (tests/spark/spark_first_release.py): the raw tables loaded, every model's
     first release (FIRST), the table with totals again (AGAIN), then a counts_gate release with
     k=3, killed (the process and its Spark, SIGKILL) once its checked version is built and its
     PENDING row is being written, before its view moves. Returns the first release's result, the

@@ -1,7 +1,7 @@
 """The Spark standalone cluster (kanon_tools.dev.spark_cluster, `make spark-cluster`) and what a
 cluster changes for a release: the rows are evaluated by executor JVMs that share neither the
 driver's memory nor its environment (issue 47). `make test-spark-cluster` runs this module and
-tests/test_spark.py on a cluster (KANON_SPARK_CLUSTER=1); `make test` skips it, saying so.
+tests/spark/test_spark.py on a cluster (KANON_SPARK_CLUSTER=1); `make test` skips it, saying so.
 
 - The command starts a master, two workers and a Spark Connect server, whose queries run in two
   executor JVMs other than the driver's, reports them, and stops every process it started.

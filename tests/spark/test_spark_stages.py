@@ -1,7 +1,7 @@
 """kanon._spark_stages, the splitter that runs a release or a search on Spark one CTE at a time
 (ADR 10): which CTE becomes a Parquet table and which a temporary view, how the names are
 rewritten, and what is dropped afterwards. It is Jinja only, so it runs here through
-`dbt run-operation` on DuckDB, without a Spark; tests/test_spark.py runs what it produces."""
+`dbt run-operation` on DuckDB, without a Spark; tests/spark/test_spark.py runs what it produces."""
 
 from __future__ import annotations
 
