@@ -11,7 +11,8 @@ export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 export KANON_NOISE_KEY ?= 6b616e6f6e2d64656d6f2d6e6f6973652d6b65792d6e6f742d73656372657421
 
 .PHONY: demo check test lint lint-source lint-python lint-sql lint-macros lint-compiled compiled-example \
-	compiled-integration compiled-bench bench venv lock clean spark-cluster spark-cluster-stop test-spark-cluster
+	compiled-integration compiled-bench bench venv lock clean spark-cluster spark-cluster-stop test-spark-cluster \
+	test-seconds
 
 venv: $(STAMP)
 
@@ -48,10 +49,16 @@ check:
 ## test: the whole suite, the one CI runs: lint (check's linters and the SQL the macros
 ## generate), then every test, on DuckDB, Postgres and Spark, with the 25 slowest listed
 # pytest-xdist workers, a test file each at a time (a file's module fixtures build its warehouses
-# once); dbt runs inside them (kanon_tools.dbt_runner, ADR 14). Files start in the order
-# tests/conftest.py gives them (the longest first), not xdist's.
+# once); dbt runs inside them (kanon_tools.dbt_runner, ADR 14). Files start longest first, by the
+# seconds a whole run measured (tests/support/file_seconds.json), not in xdist's order.
+SUITE = $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=25
 test: lint
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=25
+	$(SUITE)
+
+## test-seconds: every test, as `make test` runs them, each file's seconds written to
+## tests/support/file_seconds.json: the order later runs start the files in (commit it)
+test-seconds:
+	KANON_RECORD_FILE_SECONDS=1 $(SUITE)
 
 ## spark-cluster: a Spark standalone cluster on this machine (a master, two workers, a Spark Connect
 ## server; kanon_tools.dev.spark_cluster), for profiles.yml's spark_cluster output: it prints the
@@ -64,11 +71,11 @@ spark-cluster: $(STAMP)
 spark-cluster-stop: $(STAMP)
 	$(BIN)/python -m kanon_tools spark-cluster stop --dir $(SPARK_CLUSTER_DIR)
 
-## test-spark-cluster: the cluster itself (tests/test_spark_cluster.py) and the Spark tests
-## (tests/test_spark.py) on a cluster of their own, started and stopped by each module (CI runs it
+## test-spark-cluster: the cluster itself (tests/spark/test_spark_cluster.py) and the Spark tests
+## (tests/spark/test_spark.py) on a cluster of their own, started and stopped by each module (CI runs it
 ## after `make test`)
 test-spark-cluster: $(STAMP)
-	KANON_SPARK_CLUSTER=1 $(BIN)/python -m pytest tests/test_spark_cluster.py tests/test_spark.py --durations=10
+	KANON_SPARK_CLUSTER=1 $(BIN)/python -m pytest tests/spark/test_spark_cluster.py tests/spark/test_spark.py --durations=10
 
 ## lint: lint-source and lint-compiled, their steps two at a time (most steps use one core)
 lint:

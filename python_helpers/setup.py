@@ -5,7 +5,7 @@ which installs kanon as a local package. In a checkout that package is the check
 wheel carries a copy, in kanon_tools/dbt_package/: the parts a release reads (dbt_project.yml,
 the macros, the audit trail's models; not the example, the tests or the docs). So `pip install
 ./python_helpers` gives a working `kanon-records` in any virtualenv, outside the checkout
-(tests/test_install.py). An editable install (`make venv`) copies nothing: the engine finds the
+(tests/host/test_install.py). An editable install (`make venv`) copies nothing: the engine finds the
 checkout (kanon_tools.records.engine.kanon_package).
 """
 

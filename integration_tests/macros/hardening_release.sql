@@ -1,4 +1,4 @@
-{#- The release behind the hardening models of tests/test_release_hardening.py: the hand-computed
+{#- The release behind the hardening models of tests/counts/test_release_hardening.py: the hand-computed
     events by branch and title (title -> F -> *), k from each model's config; each model adds the
     one argument it is about. -#}
 {% macro hardening_release(extra) %}

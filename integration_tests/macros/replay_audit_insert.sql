@@ -1,5 +1,5 @@
 {#-
-  tests/test_audit.py: records the same REFUSED release twice under one invocation id, as a
+  tests/audit/test_audit.py: records the same REFUSED release twice under one invocation id, as a
   re-run of an invocation would; kanon's guard must keep exactly one row.
 -#}
 {% macro replay_audit_insert(invocation) %}

@@ -33,7 +33,7 @@ def shown_order(at: str = "") -> str:
 def format_table(columns: list[str], rows: Sequence[Sequence[Any]]) -> str:
     cells = [[str(c) for c in columns]] + [["" if v is None else str(v) for v in row] for row in rows]
     widths = [max(len(r[i]) for r in cells) for i in range(len(columns))]
-    # no trailing blanks: the README shows this output verbatim (tests/test_example.py compares)
+    # no trailing blanks: the README shows this output verbatim (tests/core/test_example.py compares)
     lines = [" | ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)).rstrip() for r in cells]
     lines.insert(1, "-+-".join("-" * w for w in widths))
     return "\n".join(lines)

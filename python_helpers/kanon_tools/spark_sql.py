@@ -42,7 +42,7 @@ def literal(value: str | None) -> str:
 # The driver's JVM, for a session of many short statements (a release on a small table issues
 # hundreds): the client compiler only (C1), the serial collector, and room for the code of the
 # classes Spark generates per query. With the JVM's defaults, compiling Spark's generated code
-# with C2 took more CPU than the queries ran (JVM threads, three releases of tests/test_spark.py's
+# with C2 took more CPU than the queries ran (JVM threads, three releases of tests/spark/test_spark.py's
 # host project on 2 cores: C2 compiler 79 s, C1 20 s, GC 27 s, tasks 25 s; the whole JVM 241-268 s
 # CPU for 154-171 s wall; with these 155 s for 152 s). C1 alone with the default code cache
 # spent 68 s sweeping it. profiles.yml's spark output sets the same.

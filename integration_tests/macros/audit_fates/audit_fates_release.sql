@@ -1,4 +1,4 @@
-{#- The releases behind models/audit_fates (tests/test_audit_cell_fates.py): release_counts and
+{#- The releases behind models/audit_fates (tests/audit/test_audit_cell_fates.py): release_counts and
     release_decisions over the same arguments, so that the test can compare the replay of cell
     fates from the audit trail with the release's own decision for every cell. -#}
 {% macro audit_fates_arguments(null_policy) %}

@@ -1,5 +1,5 @@
 {#-
-  A release to kill (tests/test_audit.py). The var crash_hook, when set, is a slow statement run
+  A release to kill (tests/audit/test_audit.py). The var crash_hook, when set, is a slow statement run
   as a post-hook inside the release's transaction, after the swap and the audit inserts and
   before the commit; crash_hook_after_commit runs after the commit. The test kills dbt with
   SIGKILL while one of them runs.

@@ -1,5 +1,5 @@
 {#-
-  A nightly report over growing events (tests/test_release_over_time.py): the test writes the
+  A nightly report over growing events (tests/counts/test_release_over_time.py): the test writes the
   events table nightly_events (person, branch, title, happened_at) into the target schema, adds
   events between runs, and sets the vars. Off unless var kanon_nightly (the table does not exist
   otherwise). Events count only two days after they happened, as of the date in the environment

@@ -1,0 +1,1 @@
+"""Record releases, kanon.release_records (macros/records), and the kanon-records command over files."""

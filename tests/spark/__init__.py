@@ -1,0 +1,1 @@
+"""kanon on Spark: dbt-spark's session method, the standalone cluster, the stage splitter."""

@@ -1,0 +1,1 @@
+"""Tables with totals, kanon.release_table (macros/table), and the attacker's LP audit of what they publish."""
