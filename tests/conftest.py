@@ -19,7 +19,6 @@ import pytest
 from dbt_common.tests import enable_test_caching
 from kanon_tools.noise import DEMO_KEY
 from kanon_tools.pseudonym_env import NOISE_KEY_ENV
-from support import ROOT as ROOT  # re-exported: repo/test_lint_macros.py imports it from here
 from support.file_seconds import in_start_order, read_seconds, register_recorder
 from support.projects import TEST_RUN
 from support.warehouses import WAREHOUSES, Warehouse, require_postgres

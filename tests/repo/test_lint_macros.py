@@ -13,7 +13,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from conftest import ROOT
+from support import ROOT
 
 SCRIPT = ROOT / "scripts" / "lint_macros.py"
 
