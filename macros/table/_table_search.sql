@@ -89,31 +89,6 @@
   {{ return(kanon._table_search_report(plan, s)) }}
 {% endmacro %}
 
-{#- How many leaves per line and kind (hidden, publishable) a move may end at in a first try
-    (_table_cubes_sql), and so how many hidden leaves per line a protection check tries first.
-    Eight: in the benchmark's 1,000 x 100 table nearly every cell is settled within them, and a
-    line no longer than this is never pruned. -#}
-{% macro _table_pick_limit() %}
-  {{ return(8) }}
-{% endmacro %}
-
-{#- How many moves per dimension (the cheapest on the cell's own lines) a first try combines into
-    cubes: the cubes tried per cell are this to the power of the dimensions, so it falls as they
-    grow (2: every move of the bounded leaves; 3: 216 cubes; 4: 256). The picks and the
-    protection checks (the search's and the gate's) alike; the cells a first try leaves are
-    tried again with every move. -#}
-{% macro _table_move_limit(n) %}
-  {{ return(none if n <= 2 else (6 if n == 3 else 4)) }}
-{% endmacro %}
-
-{#- At most how many cubes through a cell (the product of each dimension's moves, see
-    _table_first_try_bounds) for the search to try them all at once: tables of a few leaves
-    per dimension, where the bounds would save rows but cost a second query. Three
-    dimensions of 5, 2 and 3 leaves: 30 x 6 x 12 = 2,160. -#}
-{% macro _table_one_try_cubes() %}
-  {{ return(4096) }}
-{% endmacro %}
-
 {#- Rounds in which picks wait for earlier ones (step 4 of _table_search) before one that applies
     them all: the search's rounds are bounded whatever the table (a line of a thousand open
     cells would otherwise take a thousand rounds). Four: in a three-way table most picks share a
@@ -124,4 +99,3 @@
 {% macro _table_conflict_rounds() %}
   {{ return(4) }}
 {% endmacro %}
-

@@ -12,6 +12,8 @@
                 id (_k_id); _k_cross when a corner's line along another dimension is not additive
     _k_ms<i>    each of those moves' cells by its id, and whether the cell is off the target's
                 own node (_k_off)
+
+  A move's support (_table_support_ctes, below) is also what the search's step 4 hides.
 -#}
 {% macro _table_cubes_move_ctes(n, i, anc, k, lo, step, glued) -%}
   {%- set targets_of = kanon._table_target_columns -%}
@@ -116,4 +118,40 @@
     inner join _k_sup{{ i }} as _k_s
       on {{ kanon._table_same_target(n, '_k_s', '_k_mv' ~ i) }} and _k_s._k_a = _k_mv{{ i }}._k_a and _k_s._k_b = _k_mv{{ i }}._k_b
   ),
+{%- endmacro %}
+
+{#- `<prefix>lca<i>` and `<prefix>sup<i>`, each followed by a comma: for the moves of `pairs` (a
+    relation with a target's _k_p<j>, a leaf _k_a and a leaf or 0 _k_b, along dimension i), the
+    level of their common ancestor (_k_lca; 1000000 for b = 0: every node above a moves), and
+    their support: one row per node _k_s moved, its sign, whether its parent moves too (_k_up)
+    and which of its children moves with it (_k_down, NULL at a leaf). Two leaves without a
+    common ancestor (a linked table's glued dimension, one leaf of each tree: _table_linked)
+    move +1 both, each with every node above it up to its root, which keeps both trees' sums and
+    their roots equal. -#}
+{% macro _table_support_ctes(n, i, pairs, anc, prefix) -%}
+{%- set targets = kanon._table_target_columns(n, '_k_pr') -%}
+{{ prefix }}lca{{ i }} as (
+  select _k_pr.*, coalesce(_k_j._k_lca, 1000000) as _k_lca
+  from {{ pairs }} as _k_pr
+  left join (
+    select _k_q._k_a, _k_q._k_b, min(_k_ca._k_al) as _k_lca
+    from (select distinct _k_a, _k_b from {{ pairs }}) as _k_q
+    inner join {{ anc }}{{ i }} as _k_ca on _k_ca._k_leaf = _k_q._k_a
+    inner join {{ anc }}{{ i }} as _k_cb on _k_cb._k_leaf = _k_q._k_b and _k_cb._k_anc = _k_ca._k_anc
+    group by _k_q._k_a, _k_q._k_b
+  ) as _k_j on _k_j._k_a = _k_pr._k_a and _k_j._k_b = _k_pr._k_b
+),
+
+{{ prefix }}sup{{ i }} as (
+  {%- for side, sign in [('_k_a', '1'), ('_k_b', 'case when _k_pr._k_lca = 1000000 then 1 else -1 end')] %}
+  {% if not loop.first %}union all
+  {% endif -%}
+  select {{ targets }}, _k_pr._k_a, _k_pr._k_b, _k_pr._k_lca, _k_c._k_anc as _k_s, {{ sign }} as _k_sign,
+    case when _k_c._k_al + 1 < _k_pr._k_lca then 1 else 0 end as _k_up,
+    _k_below._k_anc as _k_down
+  from {{ prefix }}lca{{ i }} as _k_pr
+  inner join {{ anc }}{{ i }} as _k_c on _k_c._k_leaf = _k_pr.{{ side }} and _k_c._k_al < _k_pr._k_lca
+  left join {{ anc }}{{ i }} as _k_below on _k_below._k_leaf = _k_pr.{{ side }} and _k_below._k_al = _k_c._k_al - 1
+  {%- endfor %}
+),
 {%- endmacro %}

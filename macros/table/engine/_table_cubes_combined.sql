@@ -114,3 +114,10 @@
     sum(_k_c._k_is_off) = _k_c._k_off and min(_k_c._k_found) = 1
     and least(_k_c._k_rise, min(_k_c._k_up_room)) + least(_k_c._k_fall, min(_k_c._k_down_room)) >= {{ step }}
 {%- endmacro %}
+
+{#- `least(<expr 0>, ..., <expr n-1>)`: `expression` a format with {i}. -#}
+{% macro _table_least(n, expression) -%}
+  {%- if n == 1 -%}{{ expression.replace('{i}', '0') }}{%- else -%}
+  least({% for i in range(n) %}{{ expression.replace('{i}', i | string) }}{% if not loop.last %}, {% endif %}{% endfor %})
+  {%- endif -%}
+{%- endmacro %}
