@@ -32,7 +32,8 @@
 
   Each step is a macro of its own in macros/table/search/, whose header says what it reads and
   writes; this one only runs the rounds. The state they share is the dict the set-up returns
-  (`s`: the scratch tables' names, the first try's bounds, the rounds, the refusal):
+  (`search`, as the record search's: the scratch tables' names, the first try's bounds, the
+  rounds, the refusal):
 
     set-up  _table_search_setup   the session (_search_session: scratch names, the planner
                                   settings, the timer), the cells counted and numbered (1)
@@ -60,33 +61,33 @@
   none when the table is too small for them to prune: _table_first_try_bounds), seconds}.
 -#}
 {% macro _table_search(plan) %}
-  {%- set s = kanon._table_search_setup(plan) -%}
+  {%- set search = kanon._table_search_setup(plan) -%}
   {#- a noisy table (docs/reference/noise.md) is protected by the perturbation of every cell and
       total, not by secondaries: its primaries are hidden, and no cube is sought -#}
-  {%- if plan.get('noise') is not none -%}{%- do s.update({'done': true}) -%}{%- endif -%}
-  {%- for _ in range(kanon._table_conflict_rounds() + 2) if not s.done -%}
-    {%- set open = kanon._table_search_open(plan, s) -%}
-    {%- do log('kanon table search, round ' ~ (s.rounds + 1) ~ ': ' ~ open ~ ' open cell(s)') -%}
+  {%- if plan.get('noise') is not none -%}{%- do search.update({'done': true}) -%}{%- endif -%}
+  {%- for _ in range(kanon._table_conflict_rounds() + 2) if not search.done -%}
+    {%- set open = kanon._table_search_open(plan, search) -%}
+    {%- do log('kanon table search, round ' ~ (search.rounds + 1) ~ ': ' ~ open ~ ' open cell(s)') -%}
     {%- if open == 0 -%}
-      {%- do s.update({'done': true}) -%}
+      {%- do search.update({'done': true}) -%}
     {%- else -%}
-      {%- set unpicked = kanon._table_search_pick(plan, s) -%}
+      {%- set unpicked = kanon._table_search_pick(plan, search) -%}
       {%- if unpicked > 0 -%}
-        {%- do s.update({'done': true, 'refused': {'check': 'table_search', 'reason': unpicked ~ " hidden cell(s) lie on no cube of cells "
+        {%- do search.update({'done': true, 'refused': {'check': 'table_search', 'reason': unpicked ~ " hidden cell(s) lie on no cube of cells "
             ~ "that could hide them (every other corner is a shown zero, or the cube is pinned by the marks' bounds"
             ~ (", moving by the protection of " ~ plan.protection if plan.protection is not none else "") ~ "); no pattern of "
             ~ "cubes protects them, so the table cannot be published with its totals"}}) -%}
       {%- else -%}
-        {%- do kanon._table_search_apply(plan, s) -%}
+        {%- do kanon._table_search_apply(plan, search) -%}
       {%- endif -%}
     {%- endif -%}
   {%- endfor -%}
-  {%- if not s.done -%}
+  {%- if not search.done -%}
     {#- cannot happen (the last round applies every pick), but a search that did not finish publishes nothing -#}
-    {%- do s.update({'refused': {'check': 'table_search', 'reason': 'the search did not protect every hidden cell within '
+    {%- do search.update({'refused': {'check': 'table_search', 'reason': 'the search did not protect every hidden cell within '
         ~ (kanon._table_conflict_rounds() + 2) ~ ' rounds'}}) -%}
   {%- endif -%}
-  {{ return(kanon._table_search_report(plan, s)) }}
+  {{ return(kanon._table_search_report(plan, search)) }}
 {% endmacro %}
 
 {#- Rounds in which picks wait for earlier ones (step 4 of _table_search) before one that applies

@@ -10,13 +10,13 @@
   writes  `hidden_now` (the cells the applied picks newly hide), those cells' _k_status
           'secondary' in `numbered`; the state's rounds
 -#}
-{% macro _table_search_apply(plan, s) %}
-  {%- set t = s.tables -%}
+{% macro _table_search_apply(plan, search) %}
+  {%- set t = search.tables -%}
   {%- do kanon._search_replace(t.hidden_now,
-      kanon._table_accepted_sql(s.n, t.numbered, t.anc, s.open_picks, s.rounds >= kanon._table_conflict_rounds()), true) -%}
-  {%- do kanon._scratch_update(t.numbered, {'_k_status': "'secondary'"}, "_k_status = 'published' and (" ~ s.nodes ~ ') in (select '
-      ~ s.nodes ~ ' from ' ~ t.hidden_now ~ ')') -%}
-  {%- do s.update({'rounds': s.rounds + 1}) -%}
+      kanon._table_accepted_sql(search.n, t.numbered, t.anc, search.open_picks, search.rounds >= kanon._table_conflict_rounds()), true) -%}
+  {%- do kanon._scratch_update(t.numbered, {'_k_status': "'secondary'"}, "_k_status = 'published' and (" ~ search.nodes ~ ') in (select '
+      ~ search.nodes ~ ' from ' ~ t.hidden_now ~ ')') -%}
+  {%- do search.update({'rounds': search.rounds + 1}) -%}
 {% endmacro %}
 
 {#- A select of the cells (_k_d<i>) the applied picks newly hide: with `all_picks`, every pick's;

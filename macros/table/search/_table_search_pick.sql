@@ -11,32 +11,32 @@
           the state's cached
   returns how many open cells have no pick: none of them lies on a cube that could protect it
 -#}
-{% macro _table_search_pick(plan, s) %}
-  {%- set t = s.tables -%}
+{% macro _table_search_pick(plan, search) %}
+  {%- set t = search.tables -%}
   {%- set picked = [] -%}
-  {%- for i in range(s.n) -%}{%- do picked.append('_k_q._k_p' ~ i ~ ' = _k_t._k_d' ~ i) -%}{%- endfor -%}
+  {%- for i in range(search.n) -%}{%- do picked.append('_k_q._k_p' ~ i ~ ' = _k_t._k_d' ~ i) -%}{%- endfor -%}
   {%- set unpicked_sql = 'not exists (select 1 from ' ~ t.picks ~ ' as _k_q where ' ~ (picked | join(' and ')) ~ ')' -%}
   {%- set unpicked_count = 'select count(*) from ' ~ t.numbered ~ ' as _k_t where _k_t._k_open = 1 and ' ~ unpicked_sql -%}
   {%- set from_beyond = 'insert into ' ~ t.picks ~ ' select _k_q.* from ' ~ t.beyond ~ ' as _k_q inner join ' ~ t.numbered
       ~ ' as _k_t on ' ~ (picked | join(' and ')) ~ ' where _k_t._k_open = 1 and ' ~ unpicked_sql -%}
-  {%- if s.bounds -%}
-    {%- do kanon._search_replace(t.picks, kanon._table_picks_sql(s.n, t.numbered, t.anc, 'true', plan.k, s.lo, s.bounds.limit,
-        s.bounds.moves, plan.step, s.glued), true) -%}
+  {%- if search.bounds -%}
+    {%- do kanon._search_replace(t.picks, kanon._table_picks_sql(search.n, t.numbered, t.anc, 'true', plan.k, search.lo, search.bounds.limit,
+        search.bounds.moves, plan.step, search.glued), true) -%}
     {%- do kanon._scratch_analyze(t.picks) -%}
   {%- endif -%}
   {%- set unpicked = kanon._search_value(unpicked_count) | int -%}
-  {%- if unpicked > 0 and s.cached -%}
+  {%- if unpicked > 0 and search.cached -%}
     {%- do run_query(from_beyond) -%}
     {%- set unpicked = kanon._search_value(unpicked_count) | int -%}
   {%- endif -%}
   {#- (without bounds, the first try was the only one) -#}
-  {%- if unpicked > 0 and s.bounds -%}
-    {%- set found = kanon._table_picks_sql(s.n, t.numbered, t.anc, unpicked_sql, plan.k, s.lo, none, none, plan.step, s.glued) -%}
-    {%- if s.cached -%}
+  {%- if unpicked > 0 and search.bounds -%}
+    {%- set found = kanon._table_picks_sql(search.n, t.numbered, t.anc, unpicked_sql, plan.k, search.lo, none, none, plan.step, search.glued) -%}
+    {%- if search.cached -%}
       {%- do kanon._scratch_insert(t.beyond, found, true) -%}
     {%- else -%}
       {%- do kanon._scratch_create(t.beyond, found, true) -%}
-      {%- do s.update({'cached': true}) -%}
+      {%- do search.update({'cached': true}) -%}
     {%- endif -%}
     {%- do run_query(from_beyond) -%}
     {%- set unpicked = kanon._search_value(unpicked_count) | int -%}

@@ -28,19 +28,19 @@
   {%- for i in range(n) -%}{%- do scratch.append(tables.anc ~ i) -%}{%- endfor -%}
   {%- do kanon._search_drop(scratch + [tables.secondaries]) -%}
   {#- a linked table's glued dimension, where no move reaches a root from one side only (_table_linked) -#}
-  {%- set s = {'n': n, 'lo': 0 if plan.hide_zeros else 1, 'glued': plan.linked.glued if plan.get('linked') else none,
+  {%- set search = {'n': n, 'lo': 0 if plan.hide_zeros else 1, 'glued': plan.linked.glued if plan.get('linked') else none,
       'nodes': nodes | join(', '), 'tables': tables, 'scratch': scratch, 'started': session.started,
       'refused': kanon._table_search_refusal(plan), 'built': false, 'bounds': none, 'rounds': 0, 'cached': false,
       'done': false, 'open_picks': none} -%}
-  {%- if s.refused is none -%}
+  {%- if search.refused is none -%}
     {%- do kanon._scratch_create(tables.cells, 'with ' ~ kanon._table_cells_ctes(plan) ~ ' select * from _k_table') -%}
     {%- do kanon._table_numbered_tables(tables.cells, kanon._table_tops(plan), tables.numbered, tables.anc,
         ", case when _k_status = 'published' then 0 else 1 end as _k_open") -%}
-    {%- do s.update({'built': true, 'bounds': kanon._table_first_try_bounds(n, tables.anc)}) -%}
+    {%- do search.update({'built': true, 'bounds': kanon._table_first_try_bounds(n, tables.anc)}) -%}
   {%- else -%}
-    {%- do s.update({'done': true}) -%}
+    {%- do search.update({'done': true}) -%}
   {%- endif -%}
-  {{ return(s) }}
+  {{ return(search) }}
 {% endmacro %}
 
 {#- Why a table cannot be searched at all, before any cell is counted, or none: an event whose
