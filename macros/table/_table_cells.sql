@@ -39,9 +39,6 @@
   noise: the resolved noise of a noisy release's long form (the search counts without keys).
 -#}
 {% macro _table_cells_ctes(plan, secondaries=none, noise=none) %}
-  {%- set q = kanon._quote -%}
-  {%- set string = dbt.type_string() -%}
-  {%- set nk = kanon._null_key() -%}
   {%- set n = plan.dims | length -%}
   {%- set lo = 0 if plan.hide_zeros else 1 -%}
 {{ kanon._table_events_cte(plan) }},
@@ -57,16 +54,7 @@
 {% for d in plan.dims -%}
 {%- set i = loop.index0 -%}
 {%- if plan.get('linked') and i == plan.linked.glued -%}
-{#- the glued dimension: this table's tree (side '2') and the linked table's (side '1') -#}
-{{ kanon._table_chain_cte(d, i, '_k_events', "'2'", '_k_chain' ~ i ~ 'y') }},
-
-{{ kanon._table_linked_chain_cte(plan, '_k_chain' ~ i ~ 'x') }},
-
-_k_chain{{ i }} as (
-  select * from _k_chain{{ i }}y
-  union all
-  select * from _k_chain{{ i }}x
-),
+{{ kanon._table_glued_chain_ctes(plan, d, i) }}
 {%- else -%}
 {{ kanon._table_chain_cte(d, i, '_k_events') }},
 {%- endif %}
@@ -114,36 +102,24 @@ _k_secondary as (
   {%- endif %}
 ),
 
-{#- linked (_table_linked): the linked table's cells, and this table's shared roots, keep the
-    statuses the linked mart publishes and cannot be hidden anew (_k_fixed) -#}
-{%- set z = plan.linked.glued if plan.get('linked') else none %}
+{#- each cell's status; a linked table's cells, and this table's shared roots, keep the statuses
+    the linked mart publishes and cannot be hidden anew (_k_fixed: _table_linked_marks) -#}
+{%- set linked = kanon._table_linked_marks(plan) %}
 _k_marked as (
   select
     _k_cells.*,
     case
-      {%- if z is not none %}
-      when _k_a._k_status is not null then _k_a._k_status
-      when _k_r._k_status is not null then _k_r._k_status
-      {%- endif %}
+      {{- linked.statuses }}
       when _k_cells._k_n >= {{ lo }} and _k_cells._k_n < {{ plan.k }} then 'primary'
       when _k_secondary._k_l0 is not null then 'secondary'
       else 'published'
     end as _k_status,
-    {%- if z is not none %}
-    case when _k_a._k_status is not null or _k_r._k_status is not null or substr(_k_cells._k_k{{ z }}, 1, 1) = '1' then 1 else 0 end as _k_fixed
-    {%- else %}
-    0 as _k_fixed
-    {%- endif %}
+    {{ linked.fixed }} as _k_fixed
   from _k_cells
   left join _k_secondary
-    on {% for i in range(n) %}_k_secondary._k_l{{ i }} = _k_cells._k_l{{ i }} and _k_secondary._k_k{{ i }} = _k_cells._k_k{{ i }}{% if not loop.last %} and {% endif %}{% endfor %}
-  {%- if z is not none %}
-  left join _k_linked as _k_a
-    on {% for i in range(n) %}_k_a._k_l{{ i }} = _k_cells._k_l{{ i }} and _k_a._k_k{{ i }} = _k_cells._k_k{{ i }}{% if not loop.last %} and {% endif %}{% endfor %}
-  left join _k_linked as _k_r
-    on _k_cells._k_l{{ z }} = {{ plan.dims[z].top }} and _k_cells._k_k{{ z }} = '2' and _k_r._k_l{{ z }} = {{ plan.linked.top }} and _k_r._k_k{{ z }} = '1'
-    {%- for i in range(n) if i != z %} and _k_r._k_l{{ i }} = _k_cells._k_l{{ i }} and _k_r._k_k{{ i }} = _k_cells._k_k{{ i }}{% endfor %}
-  {%- endif %}
+    on {% for i in range(n) %}_k_secondary._k_l{{ i }} = _k_cells._k_l{{ i }} and _k_secondary._k_k{{ i }} = _k_cells._k_k{{ i }}
+    {%- if not loop.last %} and {% endif %}{% endfor %}
+    {{- linked.joins }}
 ),
 
 {{ kanon._table_with_bounds('_k_marked', '_k_table', n) }}

@@ -184,6 +184,49 @@ _k_linked as (
 )
 {%- endmacro %}
 
+{#- The glued dimension's chains (_table_cells_ctes): this table's tree (side '2', `_k_chain<i>y`)
+    and the linked table's (side '1', `_k_chain<i>x`), as one `_k_chain<i>`; each CTE followed by
+    a comma. -#}
+{% macro _table_glued_chain_ctes(plan, d, i) -%}
+{{ kanon._table_chain_cte(d, i, '_k_events', "'2'", '_k_chain' ~ i ~ 'y') }},
+
+{{ kanon._table_linked_chain_cte(plan, '_k_chain' ~ i ~ 'x') }},
+
+_k_chain{{ i }} as (
+  select * from _k_chain{{ i }}y
+  union all
+  select * from _k_chain{{ i }}x
+),
+{%- endmacro %}
+
+{#- What linking adds to the cells' statuses (_table_cells_ctes' _k_marked), as SQL: {statuses
+    (the linked mart's, and its status of a shared root, before the cell's own), fixed (whether a
+    cell may not be hidden anew: the linked table's cells and this table's shared roots), joins
+    (the linked mart's cells, and its shared roots, to each cell)}. Nothing when not linked. -#}
+{% macro _table_linked_marks(plan) %}
+  {%- if not plan.get('linked') -%}
+    {{ return({'statuses': '', 'fixed': '0', 'joins': ''}) }}
+  {%- endif -%}
+  {%- set n, z = plan.dims | length, plan.linked.glued -%}
+  {%- set statuses %}
+      when _k_a._k_status is not null then _k_a._k_status
+      when _k_r._k_status is not null then _k_r._k_status
+  {%- endset -%}
+  {%- set fixed = 'case when _k_a._k_status is not null or _k_r._k_status is not null or substr(_k_cells._k_k' ~ z
+      ~ ", 1, 1) = '1' then 1 else 0 end" -%}
+  {%- set joins %}
+  left join _k_linked as _k_a
+    on {% for i in range(n) %}_k_a._k_l{{ i }} = _k_cells._k_l{{ i }} and _k_a._k_k{{ i }} = _k_cells._k_k{{ i }}
+    {%- if not loop.last %} and {% endif %}{% endfor %}
+  left join _k_linked as _k_r
+    on _k_cells._k_l{{ z }} = {{ plan.dims[z].top }} and _k_cells._k_k{{ z }} = '2' and _k_r._k_l{{ z }} = {{
+      plan.linked.top }} and _k_r._k_k{{ z }} = '1'
+    {%- for i in range(n) if i != z %} and _k_r._k_l{{ i }} = _k_cells._k_l{{ i }} and _k_r._k_k{{ i }} = _k_cells._k_k{{ i }}
+    {%- endfor %}
+  {%- endset -%}
+  {{ return({'statuses': statuses, 'fixed': fixed, 'joins': joins}) }}
+{% endmacro %}
+
 {#- Why this table cannot be released linked to plan.linked, or none: the linked mart is not
     what B's events give (a cell missing from either, or its nodes not a tree; a published count
     that is not the recount; a mark that does not tell the truth), or events whose X value is no

@@ -58,19 +58,34 @@
     _table_cubes_room.sql       how far a cube's cell can rise or fall within its mark and lines
 -#}
 
-{#- A select of the cubes through each cell of `targets` (cells, with the columns of `cells`)
-    whose cells are all usable and can move: hidden cells, and with `search` also published
-    cells of at least k (whose counts are the cube's cost). One row per cube: the target
-    (_k_p<i>, its count _k_pn), each dimension's move (_k_a<i>, _k_b<i>) and the cost.
+{#- A select of the cubes through each cell of `targets` whose cells are all usable and can move:
+    hidden cells, and with `may_hide` also published cells of at least k (whose counts are the
+    cube's cost). One row per cube: the target (_k_p<i>, its count _k_pn), each dimension's move
+    (_k_a<i>, _k_b<i>) and the cost.
+
+    The arguments come in one dict, `arg_dict`, as dbt's materializations pass theirs (the
+    search keeps the part every query of a table shares in its state, `cubes`; the gate builds
+    its own):
+
+      n            the number of dimensions
+      cells        the numbered cells (_table_numbered_tables), with the columns `cells` has above
+      anc          the prefix of the tables of the leaves' paths to the top (`anc`<i>)
+      targets      the cells a cube is sought through, with the same columns: a relation, or a
+                   select in parentheses
+      k, lo        k, and the least count a primary may fall to (0 when zeros are hidden, else 1)
+      may_hide     whether published cells of at least k may be hidden too (the search's picks)
+      limit, moves the bounds below (none: unbounded)
+      step         how far a cube must move in all: the protection width rounded up, else 1
+      glued        a linked table's glued dimension (_table_linked), else none
 
     Candidates are bounded with `limit`: along dimension i the leaves a move may end at are, on
     the target's line, the first `limit` hidden leaves and the `limit` cheapest publishable ones
     (ranking secondaries first was tried: on the 1,000 x 100 benchmark the gate's check took 46 s
-    instead of 4, its cubes' other cells mostly primaries); and with `moves`,
-    only each dimension's `moves` cheapest moves on the target's own line (their cost there, then
-    their leaves) are combined (the search's picks: every cube is a pick's candidate). Bounds only limit which cubes are
-    tried: a cube found is checked whole (sound), and callers try the cells that found none
-    again without bounds before anything is refused.
+    instead of 4, its cubes' other cells mostly primaries); and with `moves`, only each
+    dimension's `moves` cheapest moves on the target's own line (their cost there, then their
+    leaves) are combined (the search's picks: every cube is a pick's candidate). Bounds only
+    limit which cubes are tried: a cube found is checked whole (sound), and callers try the cells
+    that found none again without bounds before anything is refused.
 
     The query's CTEs, each a macro of this folder whose header says what each holds:
     _table_cubes_target_ctes (_k_p the targets, _k_u the usable cells), per dimension i
@@ -78,26 +93,28 @@
     _table_cubes_move_ctes (_k_ab<i> the moves, _k_lca<i> and _k_sup<i> their support, _k_mv<i>
     those usable on the target's line, _k_ms<i> their cells), then _table_cubes_combined
     (_k_face<i>_<j>, _k_combo the cubes, _k_corner their corners to check, and the select). -#}
-{% macro _table_cubes_sql(n, cells, anc, targets, k, lo, search, limit, moves, step=1, glued=none) -%}
-  with {{ kanon._table_cubes_target_ctes(n, cells, targets, k, search) }}
+{% macro _table_cubes_sql(arg_dict) -%}
+  with {{ kanon._table_cubes_target_ctes(arg_dict) }}
 
-  {% for i in range(n) -%}
-  {{ kanon._table_cubes_leaf_ctes(n, i, anc, limit) }}
+  {% for i in range(arg_dict.n) -%}
+  {{ kanon._table_cubes_leaf_ctes(arg_dict, i) }}
 
-  {{ kanon._table_cubes_move_ctes(n, i, anc, k, lo, step, glued) }}
+  {{ kanon._table_cubes_move_ctes(arg_dict, i) }}
 
   {% endfor -%}
-  {{ kanon._table_cubes_combined(n, k, lo, moves, step) }}
+  {{ kanon._table_cubes_combined(arg_dict) }}
 {%- endmacro %}
 
 {#- A select of the hidden cells (_k_d<i>) of `cells` meeting `target` (a condition on `_k_t`)
     that lie on no protecting cube of hidden cells: first the cubes within `limit` and `moves`
     (_table_cubes_sql), then, for the cells that found none there, every cube (one try when both
-    are none: _table_first_try_bounds). The targets left
-    after each step are a relation of their own, so that a step's cubes are only ever built for
-    its targets; the anti-joins are NOT EXISTS on equal keys. `cells` may be a CTE of the
-    caller's query. -#}
-{% macro _table_open_cells_sql(n, cells, anc, target, k, lo, limit, moves, step=1, glued=none) -%}
+    are none: _table_first_try_bounds). The targets left after each step are a relation of their
+    own, so that a step's cubes are only ever built for its targets; the anti-joins are NOT
+    EXISTS on equal keys. `arg_dict` holds _table_cubes_sql's arguments, with `target` instead of
+    `targets` and `may_hide`. -#}
+{% macro _table_open_cells_sql(arg_dict) -%}
+  {%- set n, cells, target = arg_dict.n, arg_dict.cells, arg_dict.target -%}
+  {%- set limit, moves = arg_dict.limit, arg_dict.moves -%}
   {%- set same = [] -%}
   {%- for i in range(n) -%}{%- do same.append('{a}._k_d' ~ i ~ ' = {b}._k_p' ~ i) -%}{%- endfor -%}
   {%- set same = same | join(' and ') -%}
@@ -106,7 +123,7 @@
     where _k_t._k_status <> 'published' and ({{ target }})
   ),
 
-  _k_within as ({{ kanon._table_cubes_sql(n, cells, anc, '_k_targets', k, lo, false, limit, moves, step, glued) }}),
+  _k_within as ({{ kanon._table_cubes_sql(dict(arg_dict, targets='_k_targets', may_hide=false)) }}),
   {%- if limit is none and moves is none %}
 
   {#- without bounds every cube was tried: no second try -#}
@@ -123,7 +140,8 @@
     where not exists (select 1 from _k_within as _k_w where {{ same.replace('{a}', '_k_t').replace('{b}', '_k_w') }})
   ),
 
-  _k_beyond as ({{ kanon._table_cubes_sql(n, cells, anc, '_k_left', k, lo, false, none, none, step, glued) }})
+  _k_beyond as ({{ kanon._table_cubes_sql(dict(arg_dict, targets='_k_left', may_hide=false,
+      limit=none, moves=none)) }})
 
   select {% for i in range(n) %}_k_l._k_d{{ i }}{% if not loop.last %}, {% endif %}{% endfor %}
   from _k_left as _k_l

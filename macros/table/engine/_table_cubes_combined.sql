@@ -9,7 +9,9 @@
     _k_corner       every corner of a cube to check, with its cost and room to move each way
   and the select: the cubes whose every corner can move as their lines can, one row per cube.
 -#}
-{% macro _table_cubes_combined(n, k, lo, moves, step) -%}
+{% macro _table_cubes_combined(arg_dict) -%}
+  {%- set n, k, lo = arg_dict.n, arg_dict.k, arg_dict.lo -%}
+  {%- set moves, step = arg_dict.moves, arg_dict.step -%}
   {%- set targets_of = kanon._table_target_columns -%}
   {%- if n > 2 %}
   {#- three or more dimensions: the pairs of moves whose face of the cube (the cells off the

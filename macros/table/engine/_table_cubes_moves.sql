@@ -15,7 +15,9 @@
 
   A move's support (_table_support_ctes, below) is also what the search's step 4 hides.
 -#}
-{% macro _table_cubes_move_ctes(n, i, anc, k, lo, step, glued) -%}
+{% macro _table_cubes_move_ctes(arg_dict, i) -%}
+  {%- set n, anc, k, lo = arg_dict.n, arg_dict.anc, arg_dict.k, arg_dict.lo -%}
+  {%- set step, glued = arg_dict.step, arg_dict.glued -%}
   {%- set targets_of = kanon._table_target_columns -%}
   {#- moves through the target: from its own node when a leaf, else from a leaf below it; to
       another leaf whose common ancestor with it is above the target's node, or to the top -#}

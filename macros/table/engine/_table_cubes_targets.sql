@@ -4,14 +4,15 @@
 
     _k_p  the targets: each cell a cube is sought through, its node along each dimension as
           _k_p<i>, its level _k_pl<i>, its count _k_pn
-    _k_u  the usable cells: hidden ones, and with `search` published ones of at least k that are
+    _k_u  the usable cells: hidden ones, and with `may_hide` published ones of at least k that are
           not fixed, each with what hiding it costs (_k_cost: its count when published) and
           whether it would be newly hidden (_k_new)
 
   Below it, the SQL over a relation's target columns (_k_p<j>) that the engine and the search's
   steps share.
 -#}
-{% macro _table_cubes_target_ctes(n, cells, targets, k, search) -%}
+{% macro _table_cubes_target_ctes(arg_dict) -%}
+  {%- set n, cells, targets, k = arg_dict.n, arg_dict.cells, arg_dict.targets, arg_dict.k -%}
   _k_p as (
     select
       {%- for i in range(n) %}
@@ -28,7 +29,7 @@
       case when _k_x._k_status = 'published' then _k_x._k_n else 0 end as _k_cost,
       case when _k_x._k_status = 'published' then 1 else 0 end as _k_new
     from {{ cells }} as _k_x
-    where _k_x._k_status <> 'published'{% if search %} or (_k_x._k_n >= {{ k }} and _k_x._k_fixed = 0){% endif %}
+    where _k_x._k_status <> 'published'{% if arg_dict.may_hide %} or (_k_x._k_n >= {{ k }} and _k_x._k_fixed = 0){% endif %}
   ),
 {%- endmacro %}
 

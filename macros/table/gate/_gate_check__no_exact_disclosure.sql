@@ -40,8 +40,9 @@
   {%- do kanon._scratch_create(cells, 'with ' ~ staged ~ ' select * from _k_staged', true) -%}
   {%- do kanon._table_numbered_tables(cells, kanon._table_tops(searched), t, anc) -%}
   {%- set bounds = kanon._table_first_try_bounds(n, anc) or {'limit': none, 'moves': none} -%}
-  {%- do kanon._scratch_create(open_cells, kanon._table_open_cells_sql(n, t, anc, 'true', k, lo,
-      bounds.limit, bounds.moves, step, glued), true) -%}
+  {%- do kanon._scratch_create(open_cells, kanon._table_open_cells_sql({'n': n, 'cells': t, 'anc': anc,
+      'target': 'true', 'k': k, 'lo': lo, 'limit': bounds.limit, 'moves': bounds.moves, 'step': step,
+      'glued': glued}), true) -%}
   {%- set open = run_query('select count(*) from ' ~ open_cells).rows[0][0] | int -%}
   {%- do kanon._search_drop(scratch) -%}
   {{ return((open ~ " hidden cell(s) lie on no cube of hidden cells that could move"

@@ -20,8 +20,8 @@
   {%- set from_beyond = 'insert into ' ~ t.picks ~ ' select _k_q.* from ' ~ t.beyond ~ ' as _k_q inner join ' ~ t.numbered
       ~ ' as _k_t on ' ~ (picked | join(' and ')) ~ ' where _k_t._k_open = 1 and ' ~ unpicked_sql -%}
   {%- if search.bounds -%}
-    {%- do kanon._search_replace(t.picks, kanon._table_picks_sql(search.n, t.numbered, t.anc, 'true', plan.k, search.lo, search.bounds.limit,
-        search.bounds.moves, plan.step, search.glued), true) -%}
+    {%- do kanon._search_replace(t.picks, kanon._table_picks_sql(dict(search.cubes, target='true',
+        limit=search.bounds.limit, moves=search.bounds.moves)), true) -%}
     {%- do kanon._scratch_analyze(t.picks) -%}
   {%- endif -%}
   {%- set unpicked = kanon._search_value(unpicked_count) | int -%}
@@ -31,7 +31,7 @@
   {%- endif -%}
   {#- (without bounds, the first try was the only one) -#}
   {%- if unpicked > 0 and search.bounds -%}
-    {%- set found = kanon._table_picks_sql(search.n, t.numbered, t.anc, unpicked_sql, plan.k, search.lo, none, none, plan.step, search.glued) -%}
+    {%- set found = kanon._table_picks_sql(dict(search.cubes, target=unpicked_sql, limit=none, moves=none)) -%}
     {%- if search.cached -%}
       {%- do kanon._scratch_insert(t.beyond, found, true) -%}
     {%- else -%}
@@ -44,14 +44,19 @@
   {{ return(unpicked) }}
 {% endmacro %}
 
-{#- A select of every open cell's cheapest protecting cube (one row per open cell of `t` meeting
-    `target`, a condition on `_k_t`): the cell (_k_p<i>, _k_pn), its moves (_k_a<i>, _k_b<i>) and
-    the cost, the counts it newly hides; ties by the moves' leaves, dimension by dimension. -#}
-{% macro _table_picks_sql(n, t, anc, target, k, lo, limit, moves, step=1, glued=none) -%}
+{#- A select of every open cell's cheapest protecting cube (one row per open cell of `cells`
+    meeting `target`, a condition on `_k_t`): the cell (_k_p<i>, _k_pn), its moves (_k_a<i>,
+    _k_b<i>) and the cost, the counts it newly hides; ties by the moves' leaves, dimension by
+    dimension. `arg_dict` holds _table_cubes_sql's arguments (engine/_table_cubes.sql), with
+    `target` instead of `targets` and `may_hide`. -#}
+{% macro _table_picks_sql(arg_dict) -%}
+  {%- set n = arg_dict.n -%}
   {%- set order = [] -%}
   {%- for i in range(n) -%}{%- do order.append('_k_c._k_a' ~ i) -%}{%- do order.append('_k_c._k_b' ~ i) -%}{%- endfor -%}
+  {%- set open_targets = '(select * from ' ~ arg_dict.cells ~ ' as _k_t where _k_t._k_open = 1 and ('
+      ~ arg_dict.target ~ '))' -%}
   with _k_cubes as (
-    {{ kanon._table_cubes_sql(n, t, anc, '(select * from ' ~ t ~ ' as _k_t where _k_t._k_open = 1 and (' ~ target ~ '))', k, lo, true, limit, moves, step, glued) }}
+    {{ kanon._table_cubes_sql(dict(arg_dict, targets=open_targets, may_hide=true)) }}
   ),
 
   _k_ranked as (

@@ -6,7 +6,9 @@
           `numbered` (the same cells numbered by node, with _k_open: 1 for a hidden cell not yet
           known to be protected) and `anc`<i> (every leaf's path to the top along dimension i),
           after dropping what a crashed search of the model left
-  returns the search's state, which every later phase reads and updates: n, lo, glued, nodes
+  returns the search's state, which every later phase reads and updates: n, cubes (the cube
+          engine's arguments every query of this table shares: n, cells, anc, k, lo, step,
+          glued; engine/_table_cubes.sql), nodes
           (the cells' node columns, as SQL), tables, scratch (what the search drops at the end:
           all its tables but `secondaries`), started, refused, built, bounds (the first try's,
           _table_first_try_bounds), rounds, cached (whether `beyond` holds cubes found without
@@ -27,8 +29,11 @@
   {%- set scratch = [tables.numbered, tables.cells, tables.picks, tables.hidden_now, tables.open_cells, tables.beyond] -%}
   {%- for i in range(n) -%}{%- do scratch.append(tables.anc ~ i) -%}{%- endfor -%}
   {%- do kanon._search_drop(scratch + [tables.secondaries]) -%}
-  {#- a linked table's glued dimension, where no move reaches a root from one side only (_table_linked) -#}
-  {%- set search = {'n': n, 'lo': 0 if plan.hide_zeros else 1, 'glued': plan.linked.glued if plan.get('linked') else none,
+  {#- glued: a linked table's glued dimension, where no move reaches a root from one side only
+      (_table_linked) -#}
+  {%- set cubes = {'n': n, 'cells': tables.numbered, 'anc': tables.anc, 'k': plan.k, 'lo': 0 if plan.hide_zeros else 1,
+      'step': plan.step, 'glued': plan.linked.glued if plan.get('linked') else none} -%}
+  {%- set search = {'n': n, 'cubes': cubes,
       'nodes': nodes | join(', '), 'tables': tables, 'scratch': scratch, 'started': session.started,
       'refused': kanon._table_search_refusal(plan), 'built': false, 'bounds': none, 'rounds': 0, 'cached': false,
       'done': false, 'open_picks': none} -%}
