@@ -82,7 +82,8 @@
 {#- `<node> is at least as general as <other>` in every column. -#}
 {% macro _records_at_least(plan, node, other) %}
   {%- set parts = [] -%}
-  {%- for qi in plan.qis -%}{%- do parts.append(node ~ '._k_l' ~ qi.index ~ ' >= ' ~ other ~ '._k_l' ~ qi.index) -%}{%- endfor -%}
+  {%- for qi in plan.qis -%}{%- do parts.append(node ~ '._k_l' ~ qi.index ~ ' >= ' ~ other ~ '._k_l' ~ qi.index) -%}
+  {%- endfor -%}
   {{ return(parts | join(' and ')) }}
 {% endmacro %}
 

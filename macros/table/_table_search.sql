@@ -1,7 +1,8 @@
 {#-
   Complementary suppression of kanon.release_table, run by the macro when the model compiles (as
-  the record search is, ADR 8): the warehouse does the work on scratch tables (_scratch_table: private to the
-  session, or on Spark to the audit schema); the macro only steers, a few set-based queries a round whatever the table's size.
+  the record search is, ADR 8): the warehouse does the work on scratch tables (_scratch_table:
+  private to the session, or on Spark to the audit schema); the macro only steers, a few
+  set-based queries a round whatever the table's size.
 
   A hidden cell is exactly determined by the published totals when no change of the hidden
   cells that keeps every total moves it. The search makes every hidden cell lie on a cube of
@@ -73,10 +74,11 @@
     {%- else -%}
       {%- set unpicked = kanon._table_search_pick(plan, search) -%}
       {%- if unpicked > 0 -%}
-        {%- do search.update({'done': true, 'refused': {'check': 'table_search', 'reason': unpicked ~ " hidden cell(s) lie on no cube of cells "
+        {%- do search.update({'done': true,
+            'refused': {'check': 'table_search', 'reason': unpicked ~ " hidden cell(s) lie on no cube of cells "
             ~ "that could hide them (every other corner is a shown zero, or the cube is pinned by the marks' bounds"
-            ~ (", moving by the protection of " ~ plan.protection if plan.protection is not none else "") ~ "); no pattern of "
-            ~ "cubes protects them, so the table cannot be published with its totals"}}) -%}
+            ~ (", moving by the protection of " ~ plan.protection if plan.protection is not none else "")
+            ~ "); no pattern of cubes protects them, so the table cannot be published with its totals"}}) -%}
       {%- else -%}
         {%- do kanon._table_search_apply(plan, search) -%}
       {%- endif -%}
@@ -84,7 +86,8 @@
   {%- endfor -%}
   {%- if not search.done -%}
     {#- cannot happen (the last round applies every pick), but a search that did not finish publishes nothing -#}
-    {%- do search.update({'refused': {'check': 'table_search', 'reason': 'the search did not protect every hidden cell within '
+    {%- do search.update({'refused': {'check': 'table_search',
+        'reason': 'the search did not protect every hidden cell within '
         ~ (kanon._table_conflict_rounds() + 2) ~ ' rounds'}}) -%}
   {%- endif -%}
   {{ return(kanon._table_search_report(plan, search)) }}

@@ -17,7 +17,8 @@
 {% macro _records_search_batch(plan, search, condition, lean=false, at_most=none) %}
   {%- set progress = search.progress -%}
   {%- do progress.update({'batch': progress.batch + 1}) -%}
-  {%- do kanon._records_evaluate_batch(plan, search, progress.batch, condition, not progress.created, lean=lean, at_most=at_most) -%}
+  {%- do kanon._records_evaluate_batch(plan, search, progress.batch, condition, not progress.created, lean=lean,
+      at_most=at_most) -%}
   {%- do progress.update({'created': true}) -%}
   {{ return(progress.batch) }}
 {% endmacro %}
@@ -32,7 +33,8 @@
   {%- if at_most is not none and at_most <= search.chunk -%}
     {%- set nodes = at_most -%}
   {%- else -%}
-    {%- for node in run_query('select _k_node from ' ~ t.lattice ~ ' where ' ~ condition ~ ' order by _k_node').columns[0].values() -%}
+    {%- for node in run_query('select _k_node from ' ~ t.lattice ~ ' where ' ~ condition
+        ~ ' order by _k_node').columns[0].values() -%}
       {%- do ids.append(node | int) -%}
     {%- endfor -%}
     {%- set nodes = ids | length -%}
@@ -80,12 +82,14 @@
 {#- The passing nodes of a lean batch, evaluated again in full (their loss). -#}
 {% macro _records_complete_batch(plan, search, batch) %}
   {%- set t = search.tables -%}
-  {%- set passing = run_query('select _k_node from ' ~ t.evals ~ ' where _k_batch = ' ~ batch ~ ' and _k_passes = 1').columns[0].values() -%}
+  {%- set passing = run_query('select _k_node from ' ~ t.evals ~ ' where _k_batch = ' ~ batch
+      ~ ' and _k_passes = 1').columns[0].values() -%}
   {%- if passing | length > 0 -%}
     {%- set nodes = [] -%}
     {%- for node in passing -%}{%- do nodes.append(node | int) -%}{%- endfor -%}
     {%- do kanon._scratch_delete(t.evals, '_k_batch = ' ~ batch ~ ' and _k_passes = 1') -%}
-    {%- do kanon._records_evaluate_batch(plan, search, batch, '_k_node in (' ~ (nodes | join(', ')) ~ ')', false, at_most=nodes | length) -%}
+    {%- do kanon._records_evaluate_batch(plan, search, batch, '_k_node in (' ~ (nodes | join(', '))
+        ~ ')', false, at_most=nodes | length) -%}
   {%- endif -%}
 {% endmacro %}
 
@@ -95,8 +99,9 @@
   {%- set t = search.tables -%}
   {%- do kanon._records_mark_evaluated(t, batch, plan) -%}
   {%- if search.monotone -%}
-    {%- do kanon._scratch_update(t.lattice, {'_k_state': "'pass'"}, '_k_state is null and exists (select 1 from ' ~ t.evals
-        ~ ' as _k_e where _k_e._k_batch = ' ~ batch ~ ' and _k_e._k_passes = 1 and ' ~ kanon._records_at_least(plan, t.lattice, '_k_e') ~ ')') -%}
+    {%- do kanon._scratch_update(t.lattice, {'_k_state': "'pass'"}, '_k_state is null and exists (select 1 from '
+        ~ t.evals ~ ' as _k_e where _k_e._k_batch = ' ~ batch ~ ' and _k_e._k_passes = 1 and '
+        ~ kanon._records_at_least(plan, t.lattice, '_k_e') ~ ')') -%}
   {%- endif -%}
 {% endmacro %}
 
@@ -111,9 +116,11 @@
   {%- if plan is not none -%}
     {%- set where = '_k_evaluated = 0 and (_k_state is null or ' ~ where ~ ') and exists (select 1 from ' ~ t.evals
         ~ ' as _k_e where _k_e._k_batch = ' ~ batch ~ ' and (_k_e._k_node = ' ~ t.lattice ~ '._k_node or (' ~ t.lattice
-        ~ '._k_state is null and _k_e._k_fails_below = 1 and ' ~ kanon._records_at_least(plan, '_k_e', t.lattice) ~ ')))' -%}
+        ~ '._k_state is null and _k_e._k_fails_below = 1 and ' ~ kanon._records_at_least(plan, '_k_e', t.lattice)
+        ~ ')))' -%}
   {%- endif -%}
   {%- do kanon._scratch_update(t.lattice, {
         '_k_evaluated': 'case when _k_node in (' ~ evaluated ~ ') then 1 else _k_evaluated end',
-        '_k_state': 'case when _k_node in (' ~ evaluated ~ " and _k_passes = 1) then 'pass' else 'fail' end"}, where) -%}
+        '_k_state': 'case when _k_node in (' ~ evaluated ~ " and _k_passes = 1) then 'pass' else 'fail' end"
+      }, where) -%}
 {% endmacro %}

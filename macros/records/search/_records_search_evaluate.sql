@@ -56,7 +56,9 @@ _k_at as (
     {%- else %}
     0
     {%- for qi in plan.qis %}
-    + case _k_b._k_l{{ qi.index }} when 0 then 0{% for level in range(1, qi.depth + 1) %} when {{ level }} then _k_c._k_q{{ qi.index }}_nue{{ level }}{% endfor %} end
+    + case _k_b._k_l{{ qi.index }} when 0 then 0
+    {%- for level in range(1, qi.depth + 1) %} when {{ level }} then _k_c._k_q{{ qi.index }}_nue{{ level }}
+    {%- endfor %} end
     {%- endfor %} as _k_nue,
     _k_c._k_nue_top
     {%- endif %}
@@ -120,7 +122,8 @@ select
   _k_people._k_suppressed_people,
   {%- set suppressed, thin = '_k_people._k_suppressed_people', '_k_people._k_thin_people' %}
   {%- else %}
-  {%- set suppressed, thin = '_k_nodes._k_suppressed_records', '_k_nodes._k_too_small_records + _k_nodes._k_missing_records' %}
+  {%- set suppressed, thin = '_k_nodes._k_suppressed_records',
+      '_k_nodes._k_too_small_records + _k_nodes._k_missing_records' %}
   {%- endif %}
   case when {{ suppressed }} <= {{ search.limit }} then 1 else 0 end as _k_passes,
   {#- what tells of the nodes below: failing, or (not monotone) failing k alone -#}
@@ -131,7 +134,8 @@ select
   cast(null as {{ decimal }}) as _k_loss_non_uniform_entropy,
   cast(null as {{ decimal }}) as _k_bound
   {%- else %}
-  cast(_k_nodes._k_dm_kept + _k_nodes._k_suppressed_records * {{ search.records_in }} as {{ decimal }}) as _k_loss_discernibility,
+  cast(_k_nodes._k_dm_kept + _k_nodes._k_suppressed_records * {{ search.records_in }} as {{ decimal }})
+    {{- ' as ' }}_k_loss_discernibility,
   cast(_k_nodes._k_nue as {{ decimal }}) as _k_loss_non_uniform_entropy,
   {%- endif %}
   {%- if lean %}

@@ -22,7 +22,8 @@
 {% macro _table_first_try_bounds(n, anc) %}
   {%- set limit, moves = kanon._table_pick_limit(), kanon._table_move_limit(n) -%}
   {%- set leaves = [] -%}
-  {%- for i in range(n) -%}{%- do leaves.append('(select count(*) from ' ~ anc ~ i ~ ' where _k_al = 0)') -%}{%- endfor -%}
+  {%- for i in range(n) -%}{%- do leaves.append('(select count(*) from ' ~ anc ~ i ~ ' where _k_al = 0)') -%}
+  {%- endfor -%}
   {%- set counts = run_query('select ' ~ (leaves | join(', '))).rows[0] -%}
   {%- set ns = namespace(cubes=1, pruned=false) -%}
   {%- for count in counts -%}

@@ -24,7 +24,8 @@
   _k_ab{{ i }} as (
     select _k_x.*, _k_y._k_b
     from (
-      select {{ targets_of(n, '_k_p') }}, _k_p._k_pl{{ i }}, _k_p._k_p{{ i }} as _k_a from _k_p where _k_p._k_pl{{ i }} = 0
+      select {{ targets_of(n, '_k_p') }}, _k_p._k_pl{{ i }}
+        {{- ', ' }}_k_p._k_p{{ i }} as _k_a from _k_p where _k_p._k_pl{{ i }} = 0
       union all
       select {{ targets_of(n, '_k_p') }}, _k_p._k_pl{{ i }}, _k_e._k_leaf as _k_a
       from _k_ea{{ i }} as _k_e
@@ -54,7 +55,8 @@
     select
       _k_m.*,
       {{ kanon._row_number_unordered([targets_of(n, '_k_m'), '_k_m._k_a', '_k_m._k_b']) }} as _k_id,
-      row_number() over (partition by {{ targets_of(n, '_k_m') }} order by _k_m._k_axcost, _k_m._k_a, _k_m._k_b) as _k_mrank
+      row_number() over (partition by {{ targets_of(n, '_k_m') }} order by _k_m._k_axcost, _k_m._k_a
+        {{- ', ' }}_k_m._k_b) as _k_mrank
     from (
       select
         {{ targets_of(n, '_k_x') }},
@@ -74,7 +76,9 @@
           _k_c._k_cost,
           {#- along the other dimensions the bounds of lines that are not additive wait for
               the cube's corners (_k_cross), which know the other moves -#}
-          case when _k_s._k_s <> _k_s._k_p{{ i }} and ({% for j in range(n) if j != i %}_k_c._k_cap{{ j }} is not null or _k_c._k_floor{{ j }} is not null{% if not loop.last %} or {% endif %}{% endfor %})
+          case when _k_s._k_s <> _k_s._k_p{{ i }} and (
+          {%- for j in range(n) if j != i %}_k_c._k_cap{{ j }} is not null or _k_c._k_floor{{ j }} is not null
+          {%- if not loop.last %} or {% endif %}{% endfor %})
             then 1 else 0 end as _k_cross,
           {%- for j in range(n) %}
           {%- if j == i %}
@@ -97,7 +101,8 @@
         inner join _k_lca{{ i }} as _k_l
           on {{ kanon._table_same_target(n, '_k_l', '_k_s') }} and _k_l._k_a = _k_s._k_a and _k_l._k_b = _k_s._k_b
         left join _k_u as _k_c
-          on _k_c._k_d{{ i }} = _k_s._k_s{% for j in range(n) if j != i %} and _k_c._k_d{{ j }} = _k_s._k_p{{ j }}{% endfor %}
+          on _k_c._k_d{{ i }} = _k_s._k_s{% for j in range(n) if j != i %} and _k_c._k_d{{ j }} = _k_s._k_p{{ j }}
+          {%- endfor %}
         where _k_l._k_lca > _k_l._k_pl{{ i }}
       ) as _k_x
       group by {{ targets_of(n, '_k_x') }}, _k_x._k_a, _k_x._k_b
@@ -118,7 +123,8 @@
       case when _k_s._k_s = _k_s._k_p{{ i }} then 0 else 1 end as _k_off
     from _k_mv{{ i }}
     inner join _k_sup{{ i }} as _k_s
-      on {{ kanon._table_same_target(n, '_k_s', '_k_mv' ~ i) }} and _k_s._k_a = _k_mv{{ i }}._k_a and _k_s._k_b = _k_mv{{ i }}._k_b
+      on {{ kanon._table_same_target(n, '_k_s', '_k_mv' ~ i) }} and _k_s._k_a = _k_mv{{ i }}._k_a
+        {{- ' and ' }}_k_s._k_b = _k_mv{{ i }}._k_b
   ),
 {%- endmacro %}
 

@@ -9,10 +9,11 @@
     parent rises with it (`moved`: a format with {i}, 1 when the corner's parent along dimension
     i is in the cube's move along i). -#}
 {% macro _table_rise_room(x, k, n, moved) -%}
-  {%- set rooms = ['case when ' ~ x ~ "._k_status = 'primary' then " ~ (k - 1) ~ ' - ' ~ x ~ '._k_n else ' ~ kanon._table_room_cap() ~ ' end'] -%}
+  {%- set rooms = ['case when ' ~ x ~ "._k_status = 'primary' then " ~ (k - 1) ~ ' - ' ~ x ~ '._k_n else '
+      ~ kanon._table_room_cap() ~ ' end'] -%}
   {%- for i in range(n) -%}
-    {%- do rooms.append('case when ' ~ x ~ '._k_cap' ~ i ~ ' is null or ' ~ moved.replace('{i}', i | string) ~ ' = 1 then '
-        ~ kanon._table_room_cap() ~ ' else ' ~ x ~ '._k_cap' ~ i ~ ' - ' ~ x ~ '._k_n end') -%}
+    {%- do rooms.append('case when ' ~ x ~ '._k_cap' ~ i ~ ' is null or ' ~ moved.replace('{i}', i | string)
+        ~ ' = 1 then ' ~ kanon._table_room_cap() ~ ' else ' ~ x ~ '._k_cap' ~ i ~ ' - ' ~ x ~ '._k_n end') -%}
   {%- endfor -%}
   least({{ rooms | join(', ') }})
 {%- endmacro %}
@@ -22,10 +23,13 @@
     falling with it (`falling`: a format with {i}, the node of the cube's move along i one level
     below the corner's, NULL when none or unknown). -#}
 {% macro _table_fall_room(x, k, lo, n, falling) -%}
-  {%- set rooms = ['case when ' ~ x ~ "._k_status = 'primary' then " ~ x ~ '._k_n - ' ~ lo ~ ' else ' ~ x ~ '._k_n - ' ~ k ~ ' end'] -%}
+  {%- set rooms = ['case when ' ~ x ~ "._k_status = 'primary' then " ~ x ~ '._k_n - ' ~ lo ~ ' else ' ~ x ~ '._k_n - '
+      ~ k ~ ' end'] -%}
   {%- for i in range(n) -%}
-    {%- do rooms.append('case when ' ~ x ~ '._k_floor' ~ i ~ ' is null then ' ~ kanon._table_room_cap() ~ ' when ' ~ x ~ '._k_topd' ~ i ~ ' = '
-        ~ falling.replace('{i}', i | string) ~ ' then ' ~ x ~ '._k_n - ' ~ x ~ '._k_next' ~ i ~ ' else ' ~ x ~ '._k_n - ' ~ x ~ '._k_floor' ~ i ~ ' end') -%}
+    {%- do rooms.append('case when ' ~ x ~ '._k_floor' ~ i ~ ' is null then ' ~ kanon._table_room_cap() ~ ' when ' ~ x
+        ~ '._k_topd' ~ i ~ ' = '
+        ~ falling.replace('{i}', i | string) ~ ' then ' ~ x ~ '._k_n - ' ~ x ~ '._k_next' ~ i ~ ' else ' ~ x
+        ~ '._k_n - ' ~ x ~ '._k_floor' ~ i ~ ' end') -%}
   {%- endfor -%}
   least({{ rooms | join(', ') }})
 {%- endmacro %}

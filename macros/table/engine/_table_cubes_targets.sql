@@ -29,7 +29,8 @@
       case when _k_x._k_status = 'published' then _k_x._k_n else 0 end as _k_cost,
       case when _k_x._k_status = 'published' then 1 else 0 end as _k_new
     from {{ cells }} as _k_x
-    where _k_x._k_status <> 'published'{% if arg_dict.may_hide %} or (_k_x._k_n >= {{ k }} and _k_x._k_fixed = 0){% endif %}
+    where _k_x._k_status <> 'published'{% if arg_dict.may_hide %} or (_k_x._k_n >= {{ k }} and _k_x._k_fixed = 0)
+    {%- endif %}
   ),
 {%- endmacro %}
 
@@ -50,5 +51,6 @@
     target's). The candidates of a line are ranked only on the targets' lines: late rounds of the
     search have few targets, and ranking every line of the table cost each round seconds. -#}
 {% macro _table_on_target_line(n, i, x) -%}
-  exists (select 1 from _k_p where {% for j in range(n) if j != i %}_k_p._k_p{{ j }} = {{ x }}._k_d{{ j }}{% if not loop.last %} and {% endif %}{% endfor %})
+  exists (select 1 from _k_p where {% for j in range(n) if j != i %}_k_p._k_p{{ j }} = {{ x }}._k_d{{ j }}
+  {%- if not loop.last %} and {% endif %}{% endfor %})
 {%- endmacro %}

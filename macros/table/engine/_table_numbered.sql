@@ -53,7 +53,8 @@ _k_idp{{ i }} as (
   from {{ source }} as _k_s
   {%- for i in range(n) %}
   inner join _k_ids{{ i }} as _k_i{{ i }} on _k_i{{ i }}._k_l = _k_s._k_l{{ i }} and _k_i{{ i }}._k_k = _k_s._k_k{{ i }}
-  left join _k_ids{{ i }} as _k_t{{ i }} on _k_t{{ i }}._k_l = _k_s._k_l{{ i }} - 1 and _k_t{{ i }}._k_k = _k_s._k_topk{{ i }}
+  left join _k_ids{{ i }} as _k_t{{ i }} on _k_t{{ i }}._k_l = _k_s._k_l{{ i }} - 1
+    {{- ' and ' }}_k_t{{ i }}._k_k = _k_s._k_topk{{ i }}
   {%- endfor %}
 )
 {%- endmacro %}

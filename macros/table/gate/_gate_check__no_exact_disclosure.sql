@@ -17,7 +17,8 @@
       cells, numbered by node, and the leaves' paths, each joined many times): the hidden cells
       on no protecting cube (bounded cubes first, every cube for the cells left), counted -#}
   {%- set suffix = kanon._scratch_suffix() -%}
-  {%- set cells, t, anc, theirs = kanon._scratch_name('_kanon_gc_' ~ suffix), kanon._scratch_name('_kanon_gt_' ~ suffix),
+  {%- set cells, t, anc, theirs = kanon._scratch_name('_kanon_gc_' ~ suffix),
+      kanon._scratch_name('_kanon_gt_' ~ suffix),
       kanon._scratch_name('_kanon_ga_' ~ suffix ~ '_'), kanon._scratch_name('_kanon_gl_' ~ suffix) -%}
   {%- set open_cells = kanon._scratch_name('_kanon_go_' ~ suffix) -%}
   {%- set scratch = [cells, t, theirs, open_cells] -%}
@@ -47,5 +48,6 @@
   {%- do kanon._search_drop(scratch) -%}
   {{ return((open ~ " hidden cell(s) lie on no cube of hidden cells that could move"
       ~ (" by " ~ step if step > 1 else "") ~ " without changing a total: "
-      ~ "the totals may give them away" ~ (" (or narrow them below the protection)" if step > 1 else "")) if open > 0 else '') }}
+      ~ "the totals may give them away" ~ (" (or narrow them below the protection)" if step > 1 else ""))
+      if open > 0 else '') }}
 {% endmacro %}

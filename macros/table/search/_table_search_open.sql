@@ -27,7 +27,8 @@
   {%- do kanon._search_replace(t.open_cells, kanon._table_open_cells_sql(dict(search.cubes, target='_k_t._k_open = 1',
       limit=search.bounds.limit, moves=search.bounds.moves)), true) -%}
   {%- do kanon._scratch_update(t.numbered, {'_k_open': '0'}, '_k_open = 1') -%}
-  {%- do kanon._scratch_update(t.numbered, {'_k_open': '1'}, '(' ~ search.nodes ~ ') in (select ' ~ search.nodes ~ ' from ' ~ t.open_cells ~ ')') -%}
+  {%- do kanon._scratch_update(t.numbered, {'_k_open': '1'}, '(' ~ search.nodes ~ ') in (select ' ~ search.nodes
+      ~ ' from ' ~ t.open_cells ~ ')') -%}
   {%- do kanon._scratch_analyze(t.numbered) -%}
   {%- do search.update({'open_picks': t.picks}) -%}
   {{ return(kanon._search_value('select count(*) from ' ~ t.open_cells) | int) }}

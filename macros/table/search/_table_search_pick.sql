@@ -16,9 +16,10 @@
   {%- set picked = [] -%}
   {%- for i in range(search.n) -%}{%- do picked.append('_k_q._k_p' ~ i ~ ' = _k_t._k_d' ~ i) -%}{%- endfor -%}
   {%- set unpicked_sql = 'not exists (select 1 from ' ~ t.picks ~ ' as _k_q where ' ~ (picked | join(' and ')) ~ ')' -%}
-  {%- set unpicked_count = 'select count(*) from ' ~ t.numbered ~ ' as _k_t where _k_t._k_open = 1 and ' ~ unpicked_sql -%}
-  {%- set from_beyond = 'insert into ' ~ t.picks ~ ' select _k_q.* from ' ~ t.beyond ~ ' as _k_q inner join ' ~ t.numbered
-      ~ ' as _k_t on ' ~ (picked | join(' and ')) ~ ' where _k_t._k_open = 1 and ' ~ unpicked_sql -%}
+  {%- set unpicked_count = 'select count(*) from ' ~ t.numbered ~ ' as _k_t where _k_t._k_open = 1 and '
+      ~ unpicked_sql -%}
+  {%- set from_beyond = 'insert into ' ~ t.picks ~ ' select _k_q.* from ' ~ t.beyond ~ ' as _k_q inner join '
+      ~ t.numbered ~ ' as _k_t on ' ~ (picked | join(' and ')) ~ ' where _k_t._k_open = 1 and ' ~ unpicked_sql -%}
   {%- if search.bounds -%}
     {%- do kanon._search_replace(t.picks, kanon._table_picks_sql(dict(search.cubes, target='true',
         limit=search.bounds.limit, moves=search.bounds.moves)), true) -%}
@@ -52,7 +53,8 @@
 {% macro _table_picks_sql(arg_dict) -%}
   {%- set n = arg_dict.n -%}
   {%- set order = [] -%}
-  {%- for i in range(n) -%}{%- do order.append('_k_c._k_a' ~ i) -%}{%- do order.append('_k_c._k_b' ~ i) -%}{%- endfor -%}
+  {%- for i in range(n) -%}{%- do order.append('_k_c._k_a' ~ i) -%}{%- do order.append('_k_c._k_b' ~ i) -%}
+  {%- endfor -%}
   {%- set open_targets = '(select * from ' ~ arg_dict.cells ~ ' as _k_t where _k_t._k_open = 1 and ('
       ~ arg_dict.target ~ '))' -%}
   with _k_cubes as (
@@ -62,7 +64,8 @@
   _k_ranked as (
     select
       _k_c.*,
-      row_number() over (partition by {{ kanon._table_target_columns(n, '_k_c') }} order by _k_c._k_cost, {{ order | join(', ') }}) as _k_pick
+      row_number() over (partition by {{ kanon._table_target_columns(n, '_k_c') }} order by _k_c._k_cost
+        {{- ', ' }}{{ order | join(', ') }}) as _k_pick
     from _k_cubes as _k_c
   )
 

@@ -13,7 +13,8 @@
   {%- for i in range(search.n) -%}{%- do keys.append('_k_l' ~ i ~ ', _k_k' ~ i) -%}{%- endfor -%}
   {%- set counts = [0, 0, 0, 0, 0] -%}
   {%- if search.built -%}
-    {%- do kanon._scratch_create(t.secondaries, 'select ' ~ (keys | join(', ')) ~ ' from ' ~ t.numbered ~ " where _k_status = 'secondary'") -%}
+    {%- do kanon._scratch_create(t.secondaries, 'select ' ~ (keys | join(', ')) ~ ' from ' ~ t.numbered
+        ~ " where _k_status = 'secondary'") -%}
     {#- a noisy table's totals are all perturbed, none the sum of its parts as published -#}
     {%- set non_additive = [] -%}
     {%- for i in range(search.n) -%}
@@ -23,19 +24,20 @@
         ~ "coalesce(sum(case when _k_status = 'primary' then 1 else 0 end), 0), "
         ~ "coalesce(sum(case when _k_status = 'secondary' then 1 else 0 end), 0), "
         ~ "coalesce(sum(case when _k_status = 'published' then 1 else 0 end), 0), "
-        ~ "coalesce(sum(case when " ~ (non_additive | join(' or ')) ~ " then 1 else 0 end), 0) from " ~ t.numbered ~ " as _k_t where "
-        ~ kanon._table_own_cell(plan, '_k_t')).rows[0] -%}
+        ~ "coalesce(sum(case when " ~ (non_additive | join(' or ')) ~ " then 1 else 0 end), 0) from " ~ t.numbered
+        ~ " as _k_t where " ~ kanon._table_own_cell(plan, '_k_t')).rows[0] -%}
   {%- else -%}
     {%- do kanon._scratch_create(t.secondaries, kanon._table_no_cells(search.n)) -%}
   {%- endif -%}
   {%- do kanon._search_drop(search.scratch) -%}
-  {{ return({'secondaries': t.secondaries, 'cells': counts[0] | int, 'primary': counts[1] | int, 'secondary': counts[2] | int,
-      'published': counts[3] | int, 'non_additive': counts[4] | int, 'rounds': search.rounds, 'refused': search.refused,
-      'bounds': search.bounds,
+  {{ return({'secondaries': t.secondaries, 'cells': counts[0] | int, 'primary': counts[1] | int,
+      'secondary': counts[2] | int, 'published': counts[3] | int, 'non_additive': counts[4] | int,
+      'rounds': search.rounds, 'refused': search.refused, 'bounds': search.bounds,
       'seconds': kanon._search_seconds(search.started)}) }}
 {% endmacro %}
 
 {#- A select of no cells, with the key columns of n dimensions (_k_l<i>, _k_k<i>). -#}
 {% macro _table_no_cells(n) -%}
-  select {% for i in range(n) %}0 as _k_l{{ i }}, cast('' as {{ dbt.type_string() }}) as _k_k{{ i }}{% if not loop.last %}, {% endif %}{% endfor %} where 1 = 0
+  select {% for i in range(n) %}0 as _k_l{{ i }}, cast('' as {{ dbt.type_string() }}) as _k_k{{ i }}
+  {%- if not loop.last %}, {% endif %}{% endfor %} where 1 = 0
 {%- endmacro %}

@@ -26,7 +26,8 @@
   {%- set n = plan.dims | length -%}
   {%- set nodes = [] -%}
   {%- for i in range(n) -%}{%- do nodes.append('_k_d' ~ i) -%}{%- endfor -%}
-  {%- set scratch = [tables.numbered, tables.cells, tables.picks, tables.hidden_now, tables.open_cells, tables.beyond] -%}
+  {%- set scratch = [tables.numbered, tables.cells, tables.picks, tables.hidden_now, tables.open_cells,
+                     tables.beyond] -%}
   {%- for i in range(n) -%}{%- do scratch.append(tables.anc ~ i) -%}{%- endfor -%}
   {%- do kanon._search_drop(scratch + [tables.secondaries]) -%}
   {#- glued: a linked table's glued dimension, where no move reaches a root from one side only
@@ -62,19 +63,25 @@
       {{ kanon._table_chain_cte(d, i, '_k_events', prefix) }}
       select
         (select count(*) from _k_events
-         where {% if prefix %}substr(_k_events._k_v{{ i }}, 1, 1) = {{ prefix }} and {% endif %}not exists (select 1 from _k_chain{{ i }} as _k_c where _k_c._k_leaf = _k_events._k_v{{ i }})),
+         where {% if prefix %}substr(_k_events._k_v{{ i }}, 1, 1) = {{ prefix }}
+           {{- ' and ' }}{% endif %}not exists (select 1
+             {{- ' from ' }}_k_chain{{ i }} as _k_c where _k_c._k_leaf = _k_events._k_v{{ i }})),
         (select count(*) from (
           select _k_l, _k_k from (select distinct _k_l, _k_k, _k_pk from _k_chain{{ i }}) as _k_n
           group by _k_l, _k_k having count(*) > 1) as _k_twice)
     {%- endset -%}
     {%- set found = run_query(sql).rows[0] -%}
     {%- if found[0] | int > 0 -%}
-      {{ return({'check': 'table_search', 'reason': (found[0] | int) ~ " event(s) have a value of '" ~ d.name ~ "' (NULL included) that its hierarchy "
-          ~ d.hierarchy ~ " does not hold: their people would be in no cell and no total; add the values to the hierarchy"}) }}
+      {{ return({'check': 'table_search', 'reason': (found[0] | int) ~ " event(s) have a value of '" ~ d.name
+          ~ "' (NULL included) that its hierarchy "
+          ~ d.hierarchy ~ " does not hold: their people would be in no cell and no total; add the values to the"
+          ~ " hierarchy"}) }}
     {%- endif -%}
     {%- if found[1] | int > 0 -%}
-      {{ return({'check': 'table_search', 'reason': (found[1] | int) ~ " label(s) of the hierarchy " ~ d.hierarchy ~ " of '" ~ d.name
-          ~ "' have two parents (or a value two rows): a subtotal would not be the sum of its parts; fix the hierarchy (kanon's hierarchy tests find them)"}) }}
+      {{ return({'check': 'table_search', 'reason': (found[1] | int) ~ " label(s) of the hierarchy " ~ d.hierarchy
+          ~ " of '" ~ d.name
+          ~ "' have two parents (or a value two rows): a subtotal would not be the sum of its parts; fix the"
+          ~ " hierarchy (kanon's hierarchy tests find them)"}) }}
     {%- endif -%}
   {%- endfor -%}
   {{ return(kanon._table_linked_refusal(plan) if plan.get('linked') else none) }}
