@@ -10,13 +10,9 @@
        a release macro's long form (published rows, groups and facts, marked by _kanon_row), or
        a hand-written model's published rows themselves,
     2. reads the release's facts from the staging table in one query and runs the gate's named
-       checks the kind hands it (_release_checks): min_count (a row to publish has a count below k, NULL,
-       NaN or infinite), null_unit (null_unit='error' found events without a person),
-       suppression_budget (more than max_suppression of the people were suppressed), and for a
-       record release records_search (no generalization satisfied the model), records_recount
-       (a published class below k people or not l-diverse) and records_budget. The first
-       failing check refuses: a REFUSED release naming it is recorded and committed, the run
-       fails, nothing is published,
+       checks, in the order the kind's descriptor lists them (macros/core/gate/_release_checks.sql
+       says which checks there are and where each lives). The first failing check refuses: a
+       REFUSED release naming it is recorded and committed, the run fails, nothing is published,
     3. builds the new release from the staging table (contracts apply here) and appends its
        groups, and any hierarchy not yet snapshotted, to the audit trail,
     4. swaps the new release in, drops the old one (dbt drops its backup after the commit, where
@@ -28,8 +24,8 @@
   A crash before the commit leaves the old release and no new audit rows; after it, the new
   release and all of them, and no backup table. Spark has no transaction: there the same steps
   run one statement at a time, a release goes live by replacing a view over a new version table,
-  and its summary row is written PENDING before that swap and RELEASED after it (ADR 10). Nothing holding thin cells is ever created in
-  the mart's schema.
+  and its summary row is written PENDING before that swap and RELEASED after it (ADR 10). Nothing
+  holding thin cells is ever created in the mart's schema.
 
   config:
     k                (required) whole number from 2 to 2147483647
@@ -87,8 +83,8 @@
 
   {#- The release kind, from config at parse time (release macros set it); what was staged must match it. -#}
   {%- set staged = adapter.get_columns_in_relation(staging_relation) -%}
-  {%- set kind = kanon._release_kind(config.get('kanon_release_kind') or 'hand_written', staged | map(attribute='name') | list,
-      max_suppression) -%}
+  {%- set kind = kanon._release_kind(config.get('kanon_release_kind') or 'hand_written',
+      staged | map(attribute='name') | list, max_suppression) -%}
   {%- set long_form = kind.long_form -%}
   {%- set published = kanon._release_published(kind, staged, staging_relation) -%}
   {#- a record release has no count column: its gate recounts the people of every class -#}
@@ -104,8 +100,8 @@
   {%- do release.update({'release_kind': kind.name, 'release_plan': facts.release_plan, 'input_rows': facts.input_rows,
       'policy_fingerprint': facts.policy_fingerprint if long_form
       else kanon._hand_written_policy_fingerprint(sql, k, count_column, max_suppression)}) -%}
-  {%- set failed = kanon._release_failed_check(kanon._release_checks({'kind': kind, 'facts': facts, 'staging': staging_relation,
-      'k': k, 'max_suppression': max_suppression, 'count_column': count_column})) -%}
+  {%- set failed = kanon._release_failed_check(kanon._release_checks({'kind': kind, 'facts': facts,
+      'staging': staging_relation, 'k': k, 'max_suppression': max_suppression, 'count_column': count_column})) -%}
   {%- if failed is not none -%}
     {%- do kanon._refuse_release(staging_relation, audit.releases, release, failed, target_relation) -%}
   {%- endif -%}
@@ -116,9 +112,11 @@
     {{ get_create_table_as_sql(False, intermediate_relation,
         published.select) }}
   {%- endcall %}
-  {%- do kanon._audit_append(kanon._audit_insert_groups(audit.groups, audit.releases, staging_relation, release, long_form, facts.count_column, published.names)) -%}
+  {%- do kanon._audit_append(kanon._audit_insert_groups(audit.groups, audit.releases, staging_relation, release,
+      long_form, facts.count_column, published.names)) -%}
   {#- one statement per hierarchy: Spark runs one statement per call -#}
-  {%- for dimension in (fromjson(facts.release_plan).dimensions if facts.release_plan else []) if dimension.hierarchy is not none %}
+  {%- for dimension in (fromjson(facts.release_plan).dimensions if facts.release_plan else [])
+        if dimension.hierarchy is not none %}
   {% call statement('kanon_audit_hierarchies') -%}
     {{ kanon._audit_insert_hierarchy(audit.hierarchies, dimension) }}
   {%- endcall %}
@@ -127,7 +125,8 @@
   {#- Without a transaction (Spark) the summary row is written twice: PENDING before the swap,
       RELEASED after it, so that a crash in between leaves the attempt on the record (ADR 10). -#}
   {%- if not kanon._release_has_transaction() %}
-  {%- do kanon._audit_write_bound(kanon._audit_insert_release(audit.releases, release, facts, 'PENDING'), [facts.release_plan]) -%}
+  {%- do kanon._audit_write_bound(kanon._audit_insert_release(audit.releases, release, facts, 'PENDING'),
+      [facts.release_plan]) -%}
   {%- endif %}
 
   -- 4. swap, drop the old release, index the new one

@@ -6,7 +6,7 @@
       'facts': ['cells_passed', 'cells_suppressed', 'events_null_unit', 'rows_compared', 'rows_changed_small',
                 'rows_appeared', 'rows_disappeared', 'key_fingerprint'],
       'shown': 'cells_passed',
-      'checks': ['input_empty', 'input_shrink', 'table_search', 'table_noise', 'null_unit', 'table_recount', 'table_line_rule',
-                 'no_exact_disclosure', 'small_change', 'output_empty'],
+      'checks': ['input_empty', 'input_shrink', 'table_search', 'table_noise', 'null_unit', 'table_recount',
+                 'table_line_rule', 'no_exact_disclosure', 'small_change', 'output_empty'],
       'report': {'sizes': 'published_cells', 'grid': true}}) }}
 {% endmacro %}

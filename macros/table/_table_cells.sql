@@ -39,9 +39,6 @@
   noise: the resolved noise of a noisy release's long form (the search counts without keys).
 -#}
 {% macro _table_cells_ctes(plan, secondaries=none, noise=none) %}
-  {%- set q = kanon._quote -%}
-  {%- set string = dbt.type_string() -%}
-  {%- set nk = kanon._null_key() -%}
   {%- set n = plan.dims | length -%}
   {%- set lo = 0 if plan.hide_zeros else 1 -%}
 {{ kanon._table_events_cte(plan) }},
@@ -57,16 +54,7 @@
 {% for d in plan.dims -%}
 {%- set i = loop.index0 -%}
 {%- if plan.get('linked') and i == plan.linked.glued -%}
-{#- the glued dimension: this table's tree (side '2') and the linked table's (side '1') -#}
-{{ kanon._table_chain_cte(d, i, '_k_events', "'2'", '_k_chain' ~ i ~ 'y') }},
-
-{{ kanon._table_linked_chain_cte(plan, '_k_chain' ~ i ~ 'x') }},
-
-_k_chain{{ i }} as (
-  select * from _k_chain{{ i }}y
-  union all
-  select * from _k_chain{{ i }}x
-),
+{{ kanon._table_glued_chain_ctes(plan, d, i) }}
 {%- else -%}
 {{ kanon._table_chain_cte(d, i, '_k_events') }},
 {%- endif %}
@@ -97,14 +85,17 @@ _k_cells as (
   cross join _k_nodes{{ i }} as _k_n{{ i }}
   {%- endfor %}
   left join _k_counted
-    on {% for i in range(n) %}_k_counted._k_l{{ i }} = _k_n{{ i }}._k_l and _k_counted._k_k{{ i }} = _k_n{{ i }}._k_k{% if not loop.last %} and {% endif %}{% endfor %}
+    on {% for i in range(n) %}_k_counted._k_l{{ i }} = _k_n{{ i }}._k_l and _k_counted._k_k{{ i }} = _k_n{{ i }}._k_k
+    {%- if not loop.last %} and {% endif %}{% endfor %}
 ),
 
 _k_secondary as (
   {%- if secondaries is string %}
-  select {% for i in range(n) %}_k_s._k_l{{ i }}, _k_s._k_k{{ i }}{% if not loop.last %}, {% endif %}{% endfor %} from {{ secondaries }} as _k_s
+  select {% for i in range(n) %}_k_s._k_l{{ i }}, _k_s._k_k{{ i }}{% if not loop.last %}, {% endif %}
+  {%- endfor %} from {{ secondaries }} as _k_s
   {%- elif secondaries %}
-  select {% for i in range(n) %}_k_s._k_l{{ i }}, _k_s._k_k{{ i }}{% if not loop.last %}, {% endif %}{% endfor %} from (values
+  select {% for i in range(n) %}_k_s._k_l{{ i }}, _k_s._k_k{{ i }}{% if not loop.last %}, {% endif %}
+  {%- endfor %} from (values
     {%- for row in secondaries %}
     {{ row }}{% if not loop.last %},{% endif %}
     {%- endfor %}
@@ -114,36 +105,25 @@ _k_secondary as (
   {%- endif %}
 ),
 
-{#- linked (_table_linked): the linked table's cells, and this table's shared roots, keep the
-    statuses the linked mart publishes and cannot be hidden anew (_k_fixed) -#}
-{%- set z = plan.linked.glued if plan.get('linked') else none %}
+{#- each cell's status; a linked table's cells, and this table's shared roots, keep the statuses
+    the linked mart publishes and cannot be hidden anew (_k_fixed: _table_linked_marks) -#}
+{%- set linked = kanon._table_linked_marks(plan) %}
 _k_marked as (
   select
     _k_cells.*,
     case
-      {%- if z is not none %}
-      when _k_a._k_status is not null then _k_a._k_status
-      when _k_r._k_status is not null then _k_r._k_status
-      {%- endif %}
+      {{- linked.statuses }}
       when _k_cells._k_n >= {{ lo }} and _k_cells._k_n < {{ plan.k }} then 'primary'
       when _k_secondary._k_l0 is not null then 'secondary'
       else 'published'
     end as _k_status,
-    {%- if z is not none %}
-    case when _k_a._k_status is not null or _k_r._k_status is not null or substr(_k_cells._k_k{{ z }}, 1, 1) = '1' then 1 else 0 end as _k_fixed
-    {%- else %}
-    0 as _k_fixed
-    {%- endif %}
+    {{ linked.fixed }} as _k_fixed
   from _k_cells
   left join _k_secondary
-    on {% for i in range(n) %}_k_secondary._k_l{{ i }} = _k_cells._k_l{{ i }} and _k_secondary._k_k{{ i }} = _k_cells._k_k{{ i }}{% if not loop.last %} and {% endif %}{% endfor %}
-  {%- if z is not none %}
-  left join _k_linked as _k_a
-    on {% for i in range(n) %}_k_a._k_l{{ i }} = _k_cells._k_l{{ i }} and _k_a._k_k{{ i }} = _k_cells._k_k{{ i }}{% if not loop.last %} and {% endif %}{% endfor %}
-  left join _k_linked as _k_r
-    on _k_cells._k_l{{ z }} = {{ plan.dims[z].top }} and _k_cells._k_k{{ z }} = '2' and _k_r._k_l{{ z }} = {{ plan.linked.top }} and _k_r._k_k{{ z }} = '1'
-    {%- for i in range(n) if i != z %} and _k_r._k_l{{ i }} = _k_cells._k_l{{ i }} and _k_r._k_k{{ i }} = _k_cells._k_k{{ i }}{% endfor %}
-  {%- endif %}
+    on {% for i in range(n) %}_k_secondary._k_l{{ i }} = _k_cells._k_l{{ i }}
+      {{- ' and ' }}_k_secondary._k_k{{ i }} = _k_cells._k_k{{ i }}
+    {%- if not loop.last %} and {% endif %}{% endfor %}
+    {{- linked.joins }}
 ),
 
 {{ kanon._table_with_bounds('_k_marked', '_k_table', n) }}
@@ -166,7 +146,8 @@ _k_counted as (
   {%- set keys = [] -%}
   {%- for i in range(n) -%}{%- do keys.extend(['_k_l' ~ i, '_k_k' ~ i]) -%}{%- endfor %}
   select {{ keys | join(', ') }}, _k_count as _k_n, _k_cell_key from (
-    {{ kanon._noise_group_count(keys, '(select ' ~ kanon._table_cell_nodes(n) ~ ', _k_events._k_person ' ~ expanded ~ ') as _k_expanded') }}
+    {{ kanon._noise_group_count(keys, '(select ' ~ kanon._table_cell_nodes(n) ~ ', _k_events._k_person ' ~ expanded
+        ~ ') as _k_expanded') }}
   ) as _k_keyed
   {%- else %}
   select
@@ -181,7 +162,8 @@ _k_counted as (
 {#- Each dimension's node of the events' chains, as a cell's columns: `_k_c<i>._k_l as _k_l<i>,
     _k_c<i>._k_k as _k_k<i>, ...`. -#}
 {% macro _table_cell_nodes(n) -%}
-  {%- for i in range(n) %}_k_c{{ i }}._k_l as _k_l{{ i }}, _k_c{{ i }}._k_k as _k_k{{ i }}{% if not loop.last %}, {% endif %}{% endfor -%}
+  {%- for i in range(n) %}_k_c{{ i }}._k_l as _k_l{{ i }}, _k_c{{ i }}._k_k as _k_k{{ i }}
+  {%- if not loop.last %}, {% endif %}{% endfor -%}
 {%- endmacro %}
 
 {#- `_k_events as (...)`: the events, each dimension's value as text (_k_v<i>, NULL as
@@ -191,12 +173,14 @@ _k_counted as (
   {%- set q = kanon._quote -%}
   {%- set z = plan.linked.glued if plan.get('linked') else none -%}
 _k_events as (
-  {%- for side, glued in ([('2', plan.dims[z].column), ('1', plan.linked.column)] if z is not none else [(none, none)]) %}
+  {%- for side, glued in ([('2', plan.dims[z].column), ('1', plan.linked.column)]
+      if z is not none else [(none, none)]) %}
   {% if not loop.first %}union all
   {% endif -%}
   select
     {%- for d in plan.dims %}
-    {%- set value = 'coalesce(cast(' ~ q(glued if loop.index0 == z else d.column) ~ ' as ' ~ dbt.type_string() ~ '), ' ~ kanon._null_key() ~ ')' %}
+    {%- set value = 'coalesce(cast(' ~ q(glued if loop.index0 == z else d.column) ~ ' as ' ~ dbt.type_string() ~ '), '
+        ~ kanon._null_key() ~ ')' %}
     {{ ("'" ~ side ~ "' || " ~ value) if loop.index0 == z else value }} as _k_v{{ loop.index0 }},
     {%- endfor %}
     {{ ('1' if plan.count_rows else q(plan.privacy_unit)) }} as _k_person
@@ -223,9 +207,11 @@ _k_events as (
   {%- set side = (' where substr(_k_v' ~ i ~ ', 1, 1) = ' ~ prefix) if prefix is not none else '' -%}
   {%- if d.hierarchy is none -%}
 {{ name or ('_k_chain' ~ i) }} as (
-  select distinct _k_v{{ i }} as _k_leaf, 0 as _k_l, _k_v{{ i }} as _k_k, {{ mark }}{{ total }} as _k_pk from {{ events }}{{ side }}
+  select distinct _k_v{{ i }} as _k_leaf, 0 as _k_l, _k_v{{ i }} as _k_k
+    {{- ', ' }}{{ mark }}{{ total }} as _k_pk from {{ events }}{{ side }}
   union all
-  select distinct _k_v{{ i }} as _k_leaf, 1 as _k_l, {{ mark }}{{ total }} as _k_k, cast(null as {{ string }}) as _k_pk from {{ events }}{{ side }}
+  select distinct _k_v{{ i }} as _k_leaf, 1 as _k_l, {{ mark }}{{ total }} as _k_k
+    {{- ', ' }}cast(null as {{ string }}) as _k_pk from {{ events }}{{ side }}
 )
   {%- else -%}
   {%- set label = "coalesce(cast(_k_h." ~ '{c}' ~ " as " ~ string ~ "), " ~ nk ~ ")" -%}
@@ -239,7 +225,9 @@ _k_events as (
     {{ leaf }} as _k_leaf,
     {{ level }} as _k_l,
     {{ mark }}{{ total if loop.last else label.replace('{c}', q(column)) }} as _k_k,
-    {{ ("cast(null as " ~ string ~ ")") if loop.last else (mark ~ (total if level + 1 == d.top else label.replace('{c}', q(d.level_columns[level + 1])))) }} as _k_pk
+    {{ ("cast(null as " ~ string ~ ")")
+        if loop.last else (mark
+        ~ (total if level + 1 == d.top else label.replace('{c}', q(d.level_columns[level + 1])))) }} as _k_pk
   from {{ d.hierarchy }} as _k_h
   where {{ leaf }} in (select _k_v{{ i }} from {{ events }})
   {%- endfor %}
@@ -267,7 +255,8 @@ _k_lb{{ i }} as (
     max(_k_c._k_n) as _k_max
   from {{ source }} as _k_c
   where _k_c._k_pk{{ i }} is not null
-  group by {% for j in range(n) if j != i %}_k_c._k_l{{ j }}, _k_c._k_k{{ j }}, {% endfor %}_k_c._k_l{{ i }}, _k_c._k_pk{{ i }}
+  group by {% for j in range(n) if j != i %}_k_c._k_l{{ j }}, _k_c._k_k{{ j }}, {% endfor %}_k_c._k_l{{ i }}
+    {{- ', ' }}_k_c._k_pk{{ i }}
 ),
 
 {#- its largest child but one (the largest again when two share it) and, when one child alone
@@ -287,7 +276,8 @@ _k_lm{{ i }} as (
   from _k_lb{{ i }} as _k_b
   inner join {{ source }} as _k_c
     on _k_c._k_l{{ i }} + 1 = _k_b._k_tl and _k_c._k_pk{{ i }} = _k_b._k_tk
-    {%- for j in range(n) if j != i %} and _k_c._k_l{{ j }} = _k_b._k_l{{ j }} and _k_c._k_k{{ j }} = _k_b._k_k{{ j }}{% endfor %}
+    {%- for j in range(n) if j != i %} and _k_c._k_l{{ j }} = _k_b._k_l{{ j }} and _k_c._k_k{{ j }} = _k_b._k_k{{ j }}
+    {%- endfor %}
   group by {% for j in range(n) if j != i %}_k_b._k_l{{ j }}, _k_b._k_k{{ j }}, {% endfor %}_k_b._k_tl, _k_b._k_tk
 ),
 
@@ -296,10 +286,12 @@ _k_lt{{ i }} as (
   from _k_lb{{ i }}
   inner join _k_lm{{ i }}
     on _k_lm{{ i }}._k_tl = _k_lb{{ i }}._k_tl and _k_lm{{ i }}._k_tk = _k_lb{{ i }}._k_tk
-    {%- for j in range(n) if j != i %} and _k_lm{{ i }}._k_l{{ j }} = _k_lb{{ i }}._k_l{{ j }} and _k_lm{{ i }}._k_k{{ j }} = _k_lb{{ i }}._k_k{{ j }}{% endfor %}
+    {%- for j in range(n) if j != i %} and _k_lm{{ i }}._k_l{{ j }} = _k_lb{{ i }}._k_l{{ j }}
+      {{- ' and ' }}_k_lm{{ i }}._k_k{{ j }} = _k_lb{{ i }}._k_k{{ j }}{% endfor %}
   inner join {{ source }} as _k_t
     on _k_t._k_l{{ i }} = _k_lb{{ i }}._k_tl and _k_t._k_k{{ i }} = _k_lb{{ i }}._k_tk
-    {%- for j in range(n) if j != i %} and _k_t._k_l{{ j }} = _k_lb{{ i }}._k_l{{ j }} and _k_t._k_k{{ j }} = _k_lb{{ i }}._k_k{{ j }}{% endfor %}
+    {%- for j in range(n) if j != i %} and _k_t._k_l{{ j }} = _k_lb{{ i }}._k_l{{ j }}
+      {{- ' and ' }}_k_t._k_k{{ j }} = _k_lb{{ i }}._k_k{{ j }}{% endfor %}
 ),
 
 {% endfor -%}
@@ -319,10 +311,12 @@ _k_lt{{ i }} as (
   {%- for i in range(n) %}
   left join _k_lt{{ i }} as _k_own{{ i }}
     on _k_own{{ i }}._k_tl = _k_s._k_l{{ i }} and _k_own{{ i }}._k_tk = _k_s._k_k{{ i }}
-    {%- for j in range(n) if j != i %} and _k_own{{ i }}._k_l{{ j }} = _k_s._k_l{{ j }} and _k_own{{ i }}._k_k{{ j }} = _k_s._k_k{{ j }}{% endfor %}
+    {%- for j in range(n) if j != i %} and _k_own{{ i }}._k_l{{ j }} = _k_s._k_l{{ j }}
+      {{- ' and ' }}_k_own{{ i }}._k_k{{ j }} = _k_s._k_k{{ j }}{% endfor %}
   left join _k_lt{{ i }} as _k_up{{ i }}
     on _k_up{{ i }}._k_tl = _k_s._k_l{{ i }} + 1 and _k_up{{ i }}._k_tk = _k_s._k_pk{{ i }}
-    {%- for j in range(n) if j != i %} and _k_up{{ i }}._k_l{{ j }} = _k_s._k_l{{ j }} and _k_up{{ i }}._k_k{{ j }} = _k_s._k_k{{ j }}{% endfor %}
+    {%- for j in range(n) if j != i %} and _k_up{{ i }}._k_l{{ j }} = _k_s._k_l{{ j }}
+      {{- ' and ' }}_k_up{{ i }}._k_k{{ j }} = _k_s._k_k{{ j }}{% endfor %}
   {%- endfor %}
 )
 {%- endmacro %}

@@ -14,12 +14,13 @@
   protected by perturbing every cell and total (docs/reference/noise.md, "Tables with totals"),
   not by secondary cells, so it takes neither a protection width nor a linked table.
 -#}
-{% macro _table_plan(who, relation, privacy_unit, dimensions, hierarchies, row_dimension, column_dimension, k, count_column,
-    count_rows, hide_zeros, total_label, null_unit, protection=none, linked_to=none, noise=none) %}
+{% macro _table_plan(who, relation, privacy_unit, dimensions, hierarchies, row_dimension, column_dimension, k,
+    count_column, count_rows, hide_zeros, total_label, null_unit, protection=none, linked_to=none, noise=none) %}
   {%- do kanon._check_relation(relation, 'relation', who) -%}
   {%- do kanon._check_k(k, who) -%}
   {%- if noise is mapping and noise.get('mode') == 'dp' -%}
-    {{ exceptions.raise_compiler_error(who ~ ": noise mode 'dp' (differential privacy) is for count releases (kanon.release_counts);"
+    {{ exceptions.raise_compiler_error(who
+        ~ ": noise mode 'dp' (differential privacy) is for count releases (kanon.release_counts);"
         ~ " a table with totals takes mode 'cell_key' (docs/reference/noise.md)") }}
   {%- endif -%}
   {%- set noise = kanon._noise_plan(noise, k, who) -%}
@@ -29,19 +30,24 @@
   {%- do kanon._check_enum(null_unit, 'null_unit', ['ignore', 'error'], who) -%}
   {%- do kanon._check_column_name(count_column, 'count_column', who) -%}
   {%- if total_label is not string or total_label | trim == '' -%}
-    {{ exceptions.raise_compiler_error(who ~ ": total_label must be a non-empty text, got " ~ kanon._describe_value(total_label)) }}
+    {{ exceptions.raise_compiler_error(who ~ ": total_label must be a non-empty text, got "
+        ~ kanon._describe_value(total_label)) }}
   {%- endif -%}
   {%- if privacy_unit is not none -%}
     {%- do kanon._check_column_name(privacy_unit, 'privacy_unit', who) -%}
   {%- elif not count_rows -%}
-    {{ exceptions.raise_compiler_error(who ~ ": privacy_unit (the column identifying a person) is required; counting rows instead needs count_rows=true") }}
+    {{ exceptions.raise_compiler_error(who
+        ~ ": privacy_unit (the column identifying a person) is required; counting rows instead needs"
+        ~ " count_rows=true") }}
   {%- endif -%}
   {%- if count_rows and privacy_unit is not none -%}
-    {{ exceptions.raise_compiler_error(who ~ ": count_rows=true counts rows, not the people of privacy_unit; give one of them") }}
+    {{ exceptions.raise_compiler_error(who
+        ~ ": count_rows=true counts rows, not the people of privacy_unit; give one of them") }}
   {%- endif -%}
   {#- With zeros shown a primary mark says 0 < x < k: for k=2 that is x = 1, the value itself. -#}
   {%- if k == 2 and not hide_zeros -%}
-    {{ exceptions.raise_compiler_error(who ~ ": with k=2 and zeros shown, a hidden cell marked <2 can only hold 1, so the mark "
+    {{ exceptions.raise_compiler_error(who
+        ~ ": with k=2 and zeros shown, a hidden cell marked <2 can only hold 1, so the mark "
         ~ "publishes the value; use k >= 3, or hide_zeros=true") }}
   {%- endif -%}
 
@@ -49,12 +55,14 @@
       many whole steps; a primary's mark spans k-1-lo values, so no more than that -#}
   {%- set lo = 0 if hide_zeros else 1 -%}
   {%- if protection is not none and (protection is boolean or protection is not number or protection <= 0) -%}
-    {{ exceptions.raise_compiler_error(who ~ ": protection must be a number of people above 0 (the narrowest interval a hidden cell "
+    {{ exceptions.raise_compiler_error(who
+        ~ ": protection must be a number of people above 0 (the narrowest interval a hidden cell "
         ~ "may have), or none, got " ~ kanon._describe_value(protection)) }}
   {%- endif -%}
   {%- set step = 1 if protection is none else ((protection | round(0, 'ceil')) | int) -%}
   {%- if step > k - 1 - lo -%}
-    {{ exceptions.raise_compiler_error(who ~ ": protection=" ~ protection ~ " cannot be met: a cell marked <" ~ k ~ " is known to lie in "
+    {{ exceptions.raise_compiler_error(who ~ ": protection=" ~ protection ~ " cannot be met: a cell marked <" ~ k
+        ~ " is known to lie in "
         ~ lo ~ ".." ~ (k - 1) ~ ", an interval " ~ (k - 1 - lo) ~ " wide; use at most " ~ (k - 1 - lo)
         ~ (" or hide_zeros=true" if not hide_zeros else "") ~ ", or a larger k") }}
   {%- endif -%}
@@ -70,14 +78,17 @@
     {%- do outputs.append(('level column of ' ~ d, d ~ '_level')) -%}
     {%- if d in hierarchies -%}{%- do outputs.append(('parent column of ' ~ d, d ~ '_parent')) -%}{%- endif -%}
   {%- endfor -%}
-  {%- do outputs.extend([('count_column', count_column), ('the status column', 'status'), ('the display column', 'display')]) -%}
+  {%- do outputs.extend([('count_column', count_column), ('the status column', 'status'),
+      ('the display column', 'display')]) -%}
   {%- for d in dimensions -%}{%- do outputs.append(('additive column of ' ~ d, d ~ '_additive')) -%}{%- endfor -%}
   {%- do kanon._check_published_columns(outputs, who,
-      'each dimension, <dimension>_level (and <dimension>_parent with a hierarchy), the count column, status, display and <dimension>_additive') -%}
+      'each dimension, <dimension>_level (and <dimension>_parent with a hierarchy), the count column, status,'
+      ~ ' display and <dimension>_additive') -%}
 
   {#- The relation's real column names, as the warehouse resolves them. -#}
   {%- set source = kanon._relation_columns(relation, who) -%}
-  {%- set unit = kanon._resolve_column(privacy_unit, source.columns, 'privacy_unit', relation, who) if privacy_unit is not none else none -%}
+  {%- set unit = kanon._resolve_column(privacy_unit, source.columns, 'privacy_unit', relation, who)
+      if privacy_unit is not none else none -%}
   {%- set dims = kanon._table_plan_dims(who, relation, source, unit, dimensions, hierarchies) -%}
 
   {{ return({
@@ -106,11 +117,14 @@
   {%- set given = [] -%}
   {%- if count_rows is sameas true -%}{%- do given.append('count_rows=true') -%}{%- endif -%}
   {%- if protection is not none -%}{%- do given.append('protection') -%}{%- endif -%}
-  {%- if linked_to is not none and not (linked_to is iterable and linked_to is not string and linked_to is not mapping and linked_to | length == 0) -%}
+  {%- if linked_to is not none
+      and not (linked_to is iterable and linked_to is not string and linked_to is not mapping
+          and linked_to | length == 0) -%}
     {%- do given.append('linked_to') -%}
   {%- endif -%}
   {%- if given -%}
-    {{ exceptions.raise_compiler_error(who ~ ": noise perturbs every cell and total by its people's cell key instead of hiding further"
+    {{ exceptions.raise_compiler_error(who
+        ~ ": noise perturbs every cell and total by its people's cell key instead of hiding further"
         ~ " cells, so it takes none of count_rows=true, protection and linked_to (given: " ~ given | join(', ')
         ~ "); release without noise to use them") }}
   {%- endif -%}
@@ -129,27 +143,31 @@
     {%- do kanon._check_column_name(column_dimension, 'column_dimension', who) -%}
     {%- set dimensions = [row_dimension, column_dimension] -%}
   {%- elif row_dimension is not none or column_dimension is not none -%}
-    {{ exceptions.raise_compiler_error(who ~ ": give dimensions=[...] or row_dimension and column_dimension, not both") }}
+    {{ exceptions.raise_compiler_error(who
+        ~ ": give dimensions=[...] or row_dimension and column_dimension, not both") }}
   {%- endif -%}
   {%- if dimensions is string or dimensions is mapping or dimensions is not iterable or dimensions | length < 2 -%}
-    {{ exceptions.raise_compiler_error(who ~ ": dimensions must be a list of two or more column names, got " ~ kanon._describe_value(dimensions)) }}
+    {{ exceptions.raise_compiler_error(who ~ ": dimensions must be a list of two or more column names, got "
+        ~ kanon._describe_value(dimensions)) }}
   {%- endif -%}
   {#- Each cell's protection is a cube with a corner pair in every dimension: 2^n cells at least. -#}
   {%- if dimensions | length > 4 -%}
-    {{ exceptions.raise_compiler_error(who ~ ": a table of " ~ dimensions | length ~ " dimensions is not supported (at most 4): "
-        ~ "publish it as several tables of fewer dimensions") }}
+    {{ exceptions.raise_compiler_error(who ~ ": a table of " ~ dimensions | length
+        ~ " dimensions is not supported (at most 4): " ~ "publish it as several tables of fewer dimensions") }}
   {%- endif -%}
   {%- for d in dimensions -%}
     {%- do kanon._check_column_name(d, 'dimensions', who) -%}
   {%- endfor -%}
   {%- set hierarchies = hierarchies if hierarchies is not none else {} -%}
   {%- if hierarchies is not mapping -%}
-    {{ exceptions.raise_compiler_error(who ~ ": hierarchies must be a mapping {dimension: relation}, got " ~ kanon._describe_value(hierarchies)) }}
+    {{ exceptions.raise_compiler_error(who ~ ": hierarchies must be a mapping {dimension: relation}, got "
+        ~ kanon._describe_value(hierarchies)) }}
   {%- endif -%}
   {%- for name in hierarchies -%}
     {%- do kanon._check_relation(hierarchies[name], "the hierarchy of '" ~ name ~ "'", who) -%}
     {%- if name not in dimensions -%}
-      {{ exceptions.raise_compiler_error(who ~ ": hierarchy given for '" ~ name ~ "', which is not one of the dimensions "
+      {{ exceptions.raise_compiler_error(who ~ ": hierarchy given for '" ~ name
+          ~ "', which is not one of the dimensions "
           ~ (dimensions | join(', ')) ~ " (names must be spelled as in dimensions)") }}
     {%- endif -%}
   {%- endfor -%}
@@ -168,7 +186,8 @@
     {%- endif -%}
     {%- do seen.append(column) -%}
     {%- if unit is not none and column == unit -%}
-      {{ exceptions.raise_compiler_error(who ~ ": dimension '" ~ d ~ "' is the privacy unit; breaking down by it would publish one line per person") }}
+      {{ exceptions.raise_compiler_error(who ~ ": dimension '" ~ d
+          ~ "' is the privacy unit; breaking down by it would publish one line per person") }}
     {%- endif -%}
     {#- Labels are compared as text, and warehouses write floats as text differently (2.0 / 2). -#}
     {%- if column in source.floats -%}

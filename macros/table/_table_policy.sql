@@ -23,14 +23,16 @@
   {%- for d in plan.dims -%}
     {%- set hash = kanon._hierarchy_content_hash(d.hierarchy, d.level_columns) if d.hierarchy is not none else none -%}
     {%- do hashes.append(hash) -%}
-    {%- do dimensions.append({'name': d.name, 'column': d.column, 'top': d.top, 'depth': d.top if d.hierarchy is not none else 0,
-        'hierarchy': hash, 'relation': (d.hierarchy | string) if d.hierarchy is not none else none, 'level_columns': d.level_columns}) -%}
+    {%- do dimensions.append({'name': d.name, 'column': d.column, 'top': d.top,
+        'depth': d.top if d.hierarchy is not none else 0, 'hierarchy': hash,
+        'relation': (d.hierarchy | string) if d.hierarchy is not none else none, 'level_columns': d.level_columns}) -%}
   {%- endfor -%}
   {%- set policy = {
       'kind': 'table', 'k': plan.k, 'relation': plan.relation | string, 'privacy_unit': plan.privacy_unit,
-      'count_rows': plan.count_rows, 'dimension_columns': plan.dims | map(attribute='column') | list, 'hierarchies': hashes,
-      'count_column': plan.count_column, 'hide_zeros': plan.hide_zeros, 'total_label': plan.total_label,
-      'null_unit': plan.null_unit, 'protection': plan.protection, 'step': plan.step, 'linked': plan.linked} -%}
+      'count_rows': plan.count_rows, 'dimension_columns': plan.dims | map(attribute='column') | list,
+      'hierarchies': hashes, 'count_column': plan.count_column, 'hide_zeros': plan.hide_zeros,
+      'total_label': plan.total_label, 'null_unit': plan.null_unit, 'protection': plan.protection, 'step': plan.step,
+      'linked': plan.linked} -%}
   {#- only when set, so that earlier releases keep their fingerprints -#}
   {%- if plan.get('on_small_change', 'report') != 'report' -%}
     {%- do policy.update({'on_small_change': plan.on_small_change}) -%}

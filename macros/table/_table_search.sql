@@ -1,7 +1,8 @@
 {#-
   Complementary suppression of kanon.release_table, run by the macro when the model compiles (as
-  the record search is, ADR 8): the warehouse does the work on scratch tables (_scratch_table: private to the
-  session, or on Spark to the audit schema); the macro only steers, a few set-based queries a round whatever the table's size.
+  the record search is, ADR 8): the warehouse does the work on scratch tables (_scratch_table:
+  private to the session, or on Spark to the audit schema); the macro only steers, a few
+  set-based queries a round whatever the table's size.
 
   A hidden cell is exactly determined by the published totals when no change of the hidden
   cells that keeps every total moves it. The search makes every hidden cell lie on a cube of
@@ -32,7 +33,8 @@
 
   Each step is a macro of its own in macros/table/search/, whose header says what it reads and
   writes; this one only runs the rounds. The state they share is the dict the set-up returns
-  (`s`: the scratch tables' names, the first try's bounds, the rounds, the refusal):
+  (`search`, as the record search's: the scratch tables' names, the first try's bounds, the
+  rounds, the refusal):
 
     set-up  _table_search_setup   the session (_search_session: scratch names, the planner
                                   settings, the timer), the cells counted and numbered (1)
@@ -60,58 +62,35 @@
   none when the table is too small for them to prune: _table_first_try_bounds), seconds}.
 -#}
 {% macro _table_search(plan) %}
-  {%- set s = kanon._table_search_setup(plan) -%}
+  {%- set search = kanon._table_search_setup(plan) -%}
   {#- a noisy table (docs/reference/noise.md) is protected by the perturbation of every cell and
       total, not by secondaries: its primaries are hidden, and no cube is sought -#}
-  {%- if plan.get('noise') is not none -%}{%- do s.update({'done': true}) -%}{%- endif -%}
-  {%- for _ in range(kanon._table_conflict_rounds() + 2) if not s.done -%}
-    {%- set open = kanon._table_search_open(plan, s) -%}
-    {%- do log('kanon table search, round ' ~ (s.rounds + 1) ~ ': ' ~ open ~ ' open cell(s)') -%}
+  {%- if plan.get('noise') is not none -%}{%- do search.update({'done': true}) -%}{%- endif -%}
+  {%- for _ in range(kanon._table_conflict_rounds() + 2) if not search.done -%}
+    {%- set open = kanon._table_search_open(plan, search) -%}
+    {%- do log('kanon table search, round ' ~ (search.rounds + 1) ~ ': ' ~ open ~ ' open cell(s)') -%}
     {%- if open == 0 -%}
-      {%- do s.update({'done': true}) -%}
+      {%- do search.update({'done': true}) -%}
     {%- else -%}
-      {%- set unpicked = kanon._table_search_pick(plan, s) -%}
+      {%- set unpicked = kanon._table_search_pick(plan, search) -%}
       {%- if unpicked > 0 -%}
-        {%- do s.update({'done': true, 'refused': {'check': 'table_search', 'reason': unpicked ~ " hidden cell(s) lie on no cube of cells "
+        {%- do search.update({'done': true,
+            'refused': {'check': 'table_search', 'reason': unpicked ~ " hidden cell(s) lie on no cube of cells "
             ~ "that could hide them (every other corner is a shown zero, or the cube is pinned by the marks' bounds"
-            ~ (", moving by the protection of " ~ plan.protection if plan.protection is not none else "") ~ "); no pattern of "
-            ~ "cubes protects them, so the table cannot be published with its totals"}}) -%}
+            ~ (", moving by the protection of " ~ plan.protection if plan.protection is not none else "")
+            ~ "); no pattern of cubes protects them, so the table cannot be published with its totals"}}) -%}
       {%- else -%}
-        {%- do kanon._table_search_apply(plan, s) -%}
+        {%- do kanon._table_search_apply(plan, search) -%}
       {%- endif -%}
     {%- endif -%}
   {%- endfor -%}
-  {%- if not s.done -%}
+  {%- if not search.done -%}
     {#- cannot happen (the last round applies every pick), but a search that did not finish publishes nothing -#}
-    {%- do s.update({'refused': {'check': 'table_search', 'reason': 'the search did not protect every hidden cell within '
+    {%- do search.update({'refused': {'check': 'table_search',
+        'reason': 'the search did not protect every hidden cell within '
         ~ (kanon._table_conflict_rounds() + 2) ~ ' rounds'}}) -%}
   {%- endif -%}
-  {{ return(kanon._table_search_report(plan, s)) }}
-{% endmacro %}
-
-{#- How many leaves per line and kind (hidden, publishable) a move may end at in a first try
-    (_table_cubes_sql), and so how many hidden leaves per line a protection check tries first.
-    Eight: in the benchmark's 1,000 x 100 table nearly every cell is settled within them, and a
-    line no longer than this is never pruned. -#}
-{% macro _table_pick_limit() %}
-  {{ return(8) }}
-{% endmacro %}
-
-{#- How many moves per dimension (the cheapest on the cell's own lines) a first try combines into
-    cubes: the cubes tried per cell are this to the power of the dimensions, so it falls as they
-    grow (2: every move of the bounded leaves; 3: 216 cubes; 4: 256). The picks and the
-    protection checks (the search's and the gate's) alike; the cells a first try leaves are
-    tried again with every move. -#}
-{% macro _table_move_limit(n) %}
-  {{ return(none if n <= 2 else (6 if n == 3 else 4)) }}
-{% endmacro %}
-
-{#- At most how many cubes through a cell (the product of each dimension's moves, see
-    _table_first_try_bounds) for the search to try them all at once: tables of a few leaves
-    per dimension, where the bounds would save rows but cost a second query. Three
-    dimensions of 5, 2 and 3 leaves: 30 x 6 x 12 = 2,160. -#}
-{% macro _table_one_try_cubes() %}
-  {{ return(4096) }}
+  {{ return(kanon._table_search_report(plan, search)) }}
 {% endmacro %}
 
 {#- Rounds in which picks wait for earlier ones (step 4 of _table_search) before one that applies
@@ -124,4 +103,3 @@
 {% macro _table_conflict_rounds() %}
   {{ return(4) }}
 {% endmacro %}
-

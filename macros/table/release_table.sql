@@ -37,12 +37,12 @@
     noise=none
 ) -%}
   {{ return(adapter.dispatch('release_table', 'kanon')(
-      relation, privacy_unit, dimensions, hierarchies, row_dimension, column_dimension, k, count_column, count_rows, hide_zeros,
-      total_label, null_unit, protection, linked_to, on_small_change, noise)) }}
+      relation, privacy_unit, dimensions, hierarchies, row_dimension, column_dimension, k, count_column, count_rows,
+      hide_zeros, total_label, null_unit, protection, linked_to, on_small_change, noise)) }}
 {%- endmacro %}
 
-{% macro default__release_table(relation, privacy_unit, dimensions, hierarchies, row_dimension, column_dimension, k, count_column,
-    count_rows, hide_zeros, total_label, null_unit, protection, linked_to, on_small_change, noise) -%}
+{% macro default__release_table(relation, privacy_unit, dimensions, hierarchies, row_dimension, column_dimension, k,
+    count_column, count_rows, hide_zeros, total_label, null_unit, protection, linked_to, on_small_change, noise) -%}
   {#- At parse time only the kind, the audit dependency and what a reader of the table must know
       to read its marks (are zeros hidden?) and what it promises (the protection width) are
       recorded: kanon_tools' attack reads them; and whether it is linked, which another table
@@ -50,20 +50,23 @@
       the long form to (_gate_check__table_noise: a noisy table's totals are not additive). -#}
   {%- if not execute -%}
     {%- do config(kanon_table={'hide_zeros': hide_zeros is sameas true, 'protection': protection,
-        'linked': linked_to is not none and linked_to is not string and linked_to is not mapping and linked_to | length > 0,
+        'linked': linked_to is not none and linked_to is not string and linked_to is not mapping
+            and linked_to | length > 0,
         'noisy': noise is not none}) -%}
     {{ return(kanon._release_at_parse_time('table')) }}
   {%- endif -%}
   {%- set who = kanon._release_who('kanon.release_table') -%}
   {%- do kanon._check_relation(relation, 'relation', who) -%}
   {%- if config.get('materialized') != 'k_anonymous' -%}
-    {{ exceptions.raise_compiler_error(who ~ ": a table with totals is only published through its gate: configure the model"
+    {{ exceptions.raise_compiler_error(who
+        ~ ": a table with totals is only published through its gate: configure the model"
         ~ " materialized='k_anonymous' (with k), not '" ~ config.get('materialized') ~ "'") }}
   {%- endif -%}
   {%- do kanon._check_enum(on_small_change, 'on_small_change', ['report', 'refuse'], who) -%}
   {%- set k, count_column = kanon._release_config_defaults(k, count_column, true, who) -%}
-  {%- set plan = kanon._table_plan(who, relation, privacy_unit, dimensions, hierarchies, row_dimension, column_dimension, k,
-      count_column, count_rows, hide_zeros, total_label, null_unit, protection, linked_to, noise) -%}
+  {%- set plan = kanon._table_plan(who, relation, privacy_unit, dimensions, hierarchies, row_dimension,
+      column_dimension, k, count_column, count_rows, hide_zeros, total_label, null_unit, protection, linked_to,
+      noise) -%}
   {%- do plan.update({'on_small_change': on_small_change}) -%}
   {%- do kanon._table_linked_followers_warning(who) -%}
   {%- set search = kanon._table_search(plan) -%}
@@ -95,17 +98,21 @@
     {%- do columns.append('cast(' ~ label ~ ' as ' ~ string ~ ') as ' ~ q(d.name)) -%}
     {%- do columns.append('cast(' ~ cells ~ '._k_l' ~ i ~ ' as ' ~ dbt.type_int() ~ ') as ' ~ q(d.name ~ '_level')) -%}
     {%- if d.hierarchy is not none -%}
-      {%- do columns.append('cast(case when ' ~ cells ~ '._k_l' ~ i ~ ' = ' ~ d.top ~ ' then null when ' ~ cells ~ '._k_l' ~ i ~ ' = ' ~ (d.top - 1)
-          ~ ' then ' ~ total ~ ' when ' ~ parent ~ ' = ' ~ nk ~ ' then null else ' ~ parent ~ ' end as ' ~ string ~ ') as '
-          ~ q(d.name ~ '_parent')) -%}
+      {%- do columns.append('cast(case when ' ~ cells ~ '._k_l' ~ i ~ ' = ' ~ d.top ~ ' then null when ' ~ cells
+          ~ '._k_l' ~ i ~ ' = ' ~ (d.top - 1)
+          ~ ' then ' ~ total ~ ' when ' ~ parent ~ ' = ' ~ nk ~ ' then null else ' ~ parent ~ ' end as ' ~ string
+          ~ ') as ' ~ q(d.name ~ '_parent')) -%}
     {%- endif -%}
   {%- endfor -%}
-  {%- do columns.append('cast(case when ' ~ cells ~ "._k_status = 'published' then " ~ cells ~ '._k_shown end as ' ~ dbt.type_bigint() ~ ') as ' ~ q(plan.count_column)) -%}
+  {%- do columns.append('cast(case when ' ~ cells ~ "._k_status = 'published' then " ~ cells ~ '._k_shown end as '
+      ~ dbt.type_bigint() ~ ') as ' ~ q(plan.count_column)) -%}
   {%- do columns.append('cast(' ~ cells ~ '._k_status as ' ~ string ~ ') as ' ~ q('status')) -%}
-  {%- do columns.append('cast(case ' ~ cells ~ "._k_status when 'primary' then '<" ~ plan.k ~ "' when 'secondary' then '·' else cast(" ~ cells
+  {%- do columns.append('cast(case ' ~ cells ~ "._k_status when 'primary' then '<" ~ plan.k
+      ~ "' when 'secondary' then '·' else cast(" ~ cells
       ~ '._k_shown as ' ~ string ~ ') end as ' ~ string ~ ') as ' ~ q('display')) -%}
   {%- for d in plan.dims -%}
-    {%- set additive = ('case when ' ~ cells ~ '._k_l' ~ loop.index0 ~ ' > 0 then false end') if plan.get('noise') is not none
+    {%- set additive = ('case when ' ~ cells ~ '._k_l' ~ loop.index0 ~ ' > 0 then false end')
+        if plan.get('noise') is not none
         else (cells ~ '._k_add' ~ loop.index0) -%}
     {%- do columns.append('cast(' ~ additive ~ ' as ' ~ dbt.type_boolean() ~ ') as ' ~ q(d.name ~ '_additive')) -%}
   {%- endfor -%}
@@ -140,7 +147,8 @@
   {%- endif -%}
   {%- set statement -%}
   {%- set nulls = [] -%}
-  {%- for column in published.columns -%}{%- do nulls.append('null as ' ~ column.split(' as ')[-1] ~ ',') -%}{%- endfor -%}
+  {%- for column in published.columns -%}{%- do nulls.append('null as ' ~ column.split(' as ')[-1] ~ ',') -%}
+  {%- endfor -%}
   {%- set nulls = nulls | join('\n    ') -%}
   {%- set labels = [] -%}
   {%- set levels = [] -%}
@@ -175,13 +183,16 @@ select
 from _k_own
 union all
 {# the facts: cells by fate (counts of cells, never a hidden cell's count) ... #}
-{{ kanon._long_form_fact(nulls, 'cells_passed', "coalesce(sum(case when _k_status = 'published' then 1 else 0 end), 0)", source='_k_own') }}
+{{ kanon._long_form_fact(nulls, 'cells_passed',
+    "coalesce(sum(case when _k_status = 'published' then 1 else 0 end), 0)", source='_k_own') }}
 union all
-{{ kanon._long_form_fact(nulls, 'cells_suppressed', "coalesce(sum(case when _k_status = 'published' then 0 else 1 end), 0)", source='_k_own') }}
+{{ kanon._long_form_fact(nulls, 'cells_suppressed',
+    "coalesce(sum(case when _k_status = 'published' then 0 else 1 end), 0)", source='_k_own') }}
 union all
 {# ... the events without a person (left out; null_unit says whether that refuses the release) ... #}
 {{ kanon._long_form_fact(nulls, 'events_null_unit',
-    '0' if plan.count_rows else '(select count(*) from ' ~ plan.relation ~ ' where ' ~ kanon._quote(plan.privacy_unit) ~ ' is null)',
+    '0' if plan.count_rows else '(select count(*) from ' ~ plan.relation ~ ' where ' ~ kanon._quote(plan.privacy_unit)
+        ~ ' is null)',
     kanon._sql_text(plan.null_unit)) }}
 union all
 {# ... the events it read (with a person), which the gate compares with the previous release's ... #}

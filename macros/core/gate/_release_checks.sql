@@ -11,7 +11,8 @@
                               output_empty
     macros/counts/gate        suppression_budget
     macros/records/gate       records_search, records_recount, records_budget
-    macros/table/gate         table_search, table_recount, table_line_rule, no_exact_disclosure
+    macros/table/gate         table_search, table_noise, table_recount, table_line_rule,
+                              no_exact_disclosure
 
   `gate` is what every check may read: {kind, facts, staging, k, max_suppression,
   count_column}: the descriptor, the facts, the staging relation, and the model's config (the

@@ -18,7 +18,8 @@
   {#- in stages on Spark: as one statement there, every label table's CTE scanned the relation again -#}
   {%- do kanon._scratch_create(t.classes, kanon._records_class_table_sql(plan), in_stages=true) -%}
   {%- set word_bits = var('kanon_records_word_bits', 62) -%}
-  {%- do kanon._check_whole_number(word_bits, 'the var kanon_records_word_bits', kanon._who('kanon.release_records'), minimum=1, maximum=62) -%}
+  {%- do kanon._check_whole_number(word_bits, 'the var kanon_records_word_bits', kanon._who('kanon.release_records'),
+      minimum=1, maximum=62) -%}
   {%- set words = kanon._records_pack_classes(plan, t, word_bits) -%}
   {#- timed apart: the one scan into the class table, and the search on it -#}
   {%- do session.update({'searching': kanon._search_now()}) -%}
@@ -36,7 +37,8 @@
       of them (default 20 million), so that memory stays bounded however large the table. -#}
   {%- set class_rows = totals[2] | int -%}
   {%- set batch_rows = var('kanon_records_batch_rows', 20000000) -%}
-  {%- do kanon._check_whole_number(batch_rows, 'the var kanon_records_batch_rows', kanon._who('kanon.release_records'), minimum=1) -%}
+  {%- do kanon._check_whole_number(batch_rows, 'the var kanon_records_batch_rows', kanon._who('kanon.release_records'),
+      minimum=1) -%}
   {{ return({'records_in': records_in, 'people_in': people_in, 'limit': limit, 'monotone': monotone,
       'tables': t, 'words': words,
       'chunk': [1, batch_rows // [class_rows, 1] | max] | max,
@@ -81,7 +83,8 @@
   {%- for word in words -%}
     {%- set terms = [] -%}
     {%- for field in word -%}
-      {%- do terms.append('cast(_k_q' ~ field.qi ~ '_c' ~ field.level ~ ' as ' ~ dbt.type_bigint() ~ ') * ' ~ (2 ** field.offset)) -%}
+      {%- do terms.append('cast(_k_q' ~ field.qi ~ '_c' ~ field.level ~ ' as ' ~ dbt.type_bigint() ~ ') * '
+          ~ (2 ** field.offset)) -%}
     {%- endfor -%}
     {%- do columns.append((terms | join(' + ')) ~ ' as _k_w' ~ loop.index0) -%}
   {%- endfor -%}

@@ -19,14 +19,17 @@
     {%- if top_down -%}
       {%- set height = kanon._search_value('select max(_k_height) from ' ~ lattice ~ ' where ' ~ unknown) -%}
     {%- else -%}
-      {%- set middle = run_query('select _k_height from ' ~ lattice ~ ' where ' ~ unknown ~ ' group by _k_height order by abs(2 * _k_height - '
-          ~ '(select min(_k_height) + max(_k_height) from ' ~ lattice ~ ' where ' ~ unknown ~ ')), _k_height limit 1').rows -%}
+      {%- set middle = run_query('select _k_height from ' ~ lattice ~ ' where ' ~ unknown
+          ~ ' group by _k_height order by abs(2 * _k_height - '
+          ~ '(select min(_k_height) + max(_k_height) from ' ~ lattice ~ ' where ' ~ unknown
+          ~ ')), _k_height limit 1').rows -%}
       {%- set height = middle[0][0] if middle else none -%}
     {%- endif -%}
     {%- if height is none -%}
       {%- set ns.done = true -%}
     {%- else -%}
-      {%- set batch = kanon._records_search_batch(plan, search, unknown ~ ' and _k_height = ' ~ (height | int), lean=top_down) -%}
+      {%- set batch = kanon._records_search_batch(plan, search, unknown ~ ' and _k_height = '
+          ~ (height | int), lean=top_down) -%}
       {%- if top_down and plan.loss != 'height' -%}
         {#- most of these nodes fail and need no loss: the few that pass are evaluated again, in full
             (by height, not: a lean row has the height, and the report evaluates the chosen node) -#}
@@ -43,7 +46,8 @@
   {%- if plan.loss == 'discernibility' -%}
     {{ return('') }}
   {%- endif -%}
-  {%- set best = kanon._search_value('select min(' ~ loss_column ~ ') from ' ~ search.tables.evals ~ ' where _k_passes = 1') -%}
+  {%- set best = kanon._search_value('select min(' ~ loss_column ~ ') from ' ~ search.tables.evals
+      ~ ' where _k_passes = 1') -%}
   {%- if best is none -%}
     {{ return('') }}
   {%- endif -%}

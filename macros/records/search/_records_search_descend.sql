@@ -16,10 +16,11 @@
     {%- set among = [] -%}
     {%- for levels in steps -%}{%- do among.append(kanon._records_node_condition(plan, levels)) -%}{%- endfor -%}
     {%- set among = '(' ~ (among | join(' or ')) ~ ')' if among else '1 = 0' -%}
-    {%- set batch = kanon._records_search_batch(plan, search, '_k_evaluated = 0 and ' ~ among, at_most=steps | length) -%}
+    {%- set batch = kanon._records_search_batch(plan, search, '_k_evaluated = 0 and '
+        ~ among, at_most=steps | length) -%}
     {%- do kanon._records_propagate(plan, search, batch) -%}
-    {%- set next = kanon._records_node_row(search, 'select * from ' ~ search.tables.evals ~ ' where _k_passes = 1 and ' ~ among
-        ~ ' order by ' ~ kanon._records_search_order(plan) ~ ' limit 1') -%}
+    {%- set next = kanon._records_node_row(search, 'select * from ' ~ search.tables.evals ~ ' where _k_passes = 1 and '
+        ~ among ~ ' order by ' ~ kanon._records_search_order(plan) ~ ' limit 1') -%}
     {%- if next is none -%}
       {%- set ns.done = true -%}
     {%- else -%}

@@ -29,7 +29,8 @@
       0 as _k_evaluated
     from
       {%- for qi in plan.qis %}
-      (values {% for level in range(qi.depth + 1) %}({{ level }}){% if not loop.last %}, {% endif %}{% endfor %}) as _k_t{{ qi.index }} (_k_l{{ qi.index }}){% if not loop.last %} cross join{% endif %}
+      (values {% for level in range(qi.depth + 1) %}({{ level }}){% if not loop.last %}, {% endif %}
+      {%- endfor %}) as _k_t{{ qi.index }} (_k_l{{ qi.index }}){% if not loop.last %} cross join{% endif %}
       {%- endfor %}
   {%- endset -%}
   {%- do kanon._scratch_create(search.tables.lattice, lattice_sql) -%}
@@ -51,7 +52,8 @@
   {%- set sums = ['coalesce(sum(case when _k_missing = 1 then _k_n * _k_nue_top else 0 end), 0)'] -%}
   {%- for qi in plan.qis -%}
     {%- for level in range(1, qi.depth + 1) -%}
-      {%- do sums.append('coalesce(sum(case when _k_missing = 0 then _k_n * _k_q' ~ qi.index ~ '_nue' ~ level ~ ' else 0 end), 0)') -%}
+      {%- do sums.append('coalesce(sum(case when _k_missing = 0 then _k_n * _k_q' ~ qi.index ~ '_nue' ~ level
+          ~ ' else 0 end), 0)') -%}
     {%- endfor -%}
   {%- endfor -%}
   {%- set row = run_query('select ' ~ (sums | join(', ')) ~ ' from ' ~ search.tables.classes).rows[0] -%}
@@ -76,11 +78,13 @@
   {%- for word in words -%}
     {%- set by_qi = {} -%}
     {%- for field in word -%}
-      {%- do by_qi.setdefault(field.qi, []).append('when ' ~ field.level ~ ' then ' ~ (((2 ** field.bits) - 1) * (2 ** field.offset))) -%}
+      {%- do by_qi.setdefault(field.qi, []).append('when ' ~ field.level ~ ' then '
+          ~ (((2 ** field.bits) - 1) * (2 ** field.offset))) -%}
     {%- endfor -%}
     {%- set terms = [] -%}
     {%- for qi, whens in by_qi.items() -%}
-      {%- do terms.append('cast(case _k_l' ~ qi ~ ' ' ~ (whens | join(' ')) ~ ' else 0 end as ' ~ dbt.type_bigint() ~ ')') -%}
+      {%- do terms.append('cast(case _k_l' ~ qi ~ ' ' ~ (whens | join(' ')) ~ ' else 0 end as ' ~ dbt.type_bigint()
+          ~ ')') -%}
     {%- endfor -%}
     {%- do masks.append((terms | join(' + ')) ~ ' as _k_m' ~ loop.index0) -%}
   {%- endfor -%}

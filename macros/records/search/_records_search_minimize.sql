@@ -16,7 +16,8 @@
   {%- set ns = namespace(done=plan.loss == 'height') -%}
   {%- for _ in range(plan.max_height + 2) if not ns.done -%}
     {%- set best = kanon._search_value('select min(' ~ loss_column ~ ') from ' ~ t.evals ~ ' where _k_passes = 1') -%}
-    {%- set open = "_k_state = 'pass' and _k_evaluated = 0" ~ kanon._records_within_best(plan, search, loss_column) ~ ((' and not exists (select 1 from ' ~ t.evals ~ ' as _k_e where _k_e._k_bound > ' ~ best
+    {%- set open = "_k_state = 'pass' and _k_evaluated = 0" ~ kanon._records_within_best(plan, search, loss_column)
+        ~ ((' and not exists (select 1 from ' ~ t.evals ~ ' as _k_e where _k_e._k_bound > ' ~ best
         ~ ' and ' ~ kanon._records_at_least(plan, t.lattice, '_k_e') ~ ')') if best is not none else '') -%}
     {%- set lowest = kanon._search_value('select min(_k_height) from ' ~ t.lattice ~ ' where ' ~ open) -%}
     {%- if lowest is none -%}

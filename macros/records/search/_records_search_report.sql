@@ -16,7 +16,8 @@
 {% macro _records_search_report(plan, search) %}
   {%- set t = search.tables -%}
   {%- if plan.loss == 'height' -%}
-    {%- set chosen = run_query('select _k_node, _k_evaluated from ' ~ t.lattice ~ " where _k_state = 'pass' order by _k_height, "
+    {%- set chosen = run_query('select _k_node, _k_evaluated from ' ~ t.lattice
+        ~ " where _k_state = 'pass' order by _k_height, "
         ~ (kanon._records_levels(plan) | join(', ')) ~ ' limit 1').rows -%}
     {#- evaluated in full: inferred, or evaluated lean (classify keeps only its height) -#}
     {%- if chosen -%}
@@ -54,12 +55,13 @@
 {% macro _records_search_nothing(plan, search) %}
   {%- do kanon._records_drop_temporary(search.tables) -%}
   {%- do kanon._records_search_restore(search.session.restore) -%}
-  {%- set node = {'_k_node': 0, '_k_height': 0, '_k_suppressed_records': 0, '_k_missing_records': 0, '_k_loss_height': 0,
-      '_k_loss_discernibility': 0, '_k_loss_non_uniform_entropy': 0} -%}
+  {%- set node = {'_k_node': 0, '_k_height': 0, '_k_suppressed_records': 0, '_k_missing_records': 0,
+      '_k_loss_height': 0, '_k_loss_discernibility': 0, '_k_loss_non_uniform_entropy': 0} -%}
   {%- for qi in plan.qis -%}{%- do node.update({'_k_l' ~ qi.index: 0}) -%}{%- endfor -%}
   {%- set empty = {'classes': 0, 'records': 0, 'people': 0} -%}
-  {{ return(dict(kanon._records_search_state(search), node=node, details={'kept': empty, 'too_small': empty, 'not_diverse': empty,
-      'missing': empty}, rescue=[], refused=none, nodes_evaluated=0, search_seconds=0, scan_seconds=0)) }}
+  {{ return(dict(kanon._records_search_state(search), node=node,
+      details={'kept': empty, 'too_small': empty, 'not_diverse': empty, 'missing': empty},
+      rescue=[], refused=none, nodes_evaluated=0, search_seconds=0, scan_seconds=0)) }}
 {% endmacro %}
 
 {#- The search's state as the release reads it: without the phases' own (session, progress). -#}
@@ -82,7 +84,8 @@
       select _k_fate, count(*) as _k_classes, sum(_k_records) as _k_records from _k_judged group by _k_fate
     ),
     _k_people as (
-      select _k_judged._k_fate, {{ 'count(distinct _k_at._k_person)' if plan.privacy_unit is not none else 'sum(_k_at._k_n)' }} as _k_people
+      select _k_judged._k_fate, {{ 'count(distinct _k_at._k_person)' if plan.privacy_unit is not none
+          else 'sum(_k_at._k_n)' }} as _k_people
       from _k_at
       inner join _k_judged on
         {%- for key in keys %} {% if not loop.first %}and {% endif %}_k_judged.{{ key }} = _k_at.{{ key }}{%- endfor %}
@@ -125,12 +128,15 @@
   {%- set by_levels = {} -%}
   {%- for row in result.rows -%}
     {%- set levels_of = [] -%}
-    {%- for qi in plan.qis -%}{%- do levels_of.append(row[result.column_names.index('_k_l' ~ qi.index)] | int) -%}{%- endfor -%}
+    {%- for qi in plan.qis -%}{%- do levels_of.append(row[result.column_names.index('_k_l' ~ qi.index)] | int) -%}
+    {%- endfor -%}
     {%- do by_levels.update({levels_of | join(','): row[result.column_names.index('_k_suppressed_records')] | int}) -%}
   {%- endfor -%}
   {%- set rescue = [] -%}
   {%- for name, up in steps -%}
-    {%- do rescue.append({'column': name, 'records': (node._k_suppressed_records | int) - by_levels.get(up | join(','), node._k_suppressed_records | int)}) -%}
+    {%- do rescue.append({'column': name,
+        'records': (node._k_suppressed_records | int) - by_levels.get(up | join(','),
+            node._k_suppressed_records | int)}) -%}
   {%- endfor -%}
   {{ return(rescue | sort(attribute='records', reverse=true)) }}
 {% endmacro %}
@@ -144,16 +150,22 @@
   {%- set thin = top._k_not_diverse_records | int -%}
   {%- if missing > search.limit -%}
     {%- set check = 'missing_values' -%}
-    {%- set reason = missing ~ " record(s) are suppressed up front (a NULL privacy unit" ~ (", or a missing quasi-identifier under missing_value_policy='suppress'" if plan.missing_value_policy == 'suppress' else '')
+    {%- set reason = missing ~ " record(s) are suppressed up front (a NULL privacy unit"
+        ~ (", or a missing quasi-identifier under missing_value_policy='suppress'"
+           if plan.missing_value_policy == 'suppress' else '')
         ~ "), more than the suppression budget of " ~ budget -%}
   {%- elif small + missing > search.limit or plan.l is none -%}
     {%- set check = 'too_small' -%}
-    {%- set reason = "no generalization reaches k=" ~ plan.k ~ " within the suppression budget of " ~ budget ~ ": even the most general node leaves "
-        ~ small ~ " record(s) in " ~ top._k_classes_too_small ~ " class(es) below k" ~ ((" and " ~ missing ~ " suppressed up front") if missing else '') -%}
+    {%- set reason = "no generalization reaches k=" ~ plan.k ~ " within the suppression budget of " ~ budget
+        ~ ": even the most general node leaves "
+        ~ small ~ " record(s) in " ~ top._k_classes_too_small ~ " class(es) below k"
+        ~ ((" and " ~ missing ~ " suppressed up front") if missing else '') -%}
   {%- else -%}
     {%- set check = 'not_diverse' -%}
-    {%- set reason = "no generalization reaches l=" ~ plan.l ~ " (" ~ plan.diversity ~ " l-diversity) within the suppression budget of " ~ budget
-        ~ ": even the most general node leaves " ~ thin ~ " record(s) in " ~ top._k_classes_not_diverse ~ " class(es) that are not " ~ plan.l ~ "-diverse"
+    {%- set reason = "no generalization reaches l=" ~ plan.l ~ " (" ~ plan.diversity
+        ~ " l-diversity) within the suppression budget of " ~ budget
+        ~ ": even the most general node leaves " ~ thin ~ " record(s) in " ~ top._k_classes_not_diverse
+        ~ " class(es) that are not " ~ plan.l ~ "-diverse"
         ~ ((" and " ~ small ~ " below k") if small else '') -%}
   {%- endif -%}
   {{ return({'check': check, 'reason': reason}) }}

@@ -17,7 +17,8 @@
       cells, numbered by node, and the leaves' paths, each joined many times): the hidden cells
       on no protecting cube (bounded cubes first, every cube for the cells left), counted -#}
   {%- set suffix = kanon._scratch_suffix() -%}
-  {%- set cells, t, anc, theirs = kanon._scratch_name('_kanon_gc_' ~ suffix), kanon._scratch_name('_kanon_gt_' ~ suffix),
+  {%- set cells, t, anc, theirs = kanon._scratch_name('_kanon_gc_' ~ suffix),
+      kanon._scratch_name('_kanon_gt_' ~ suffix),
       kanon._scratch_name('_kanon_ga_' ~ suffix ~ '_'), kanon._scratch_name('_kanon_gl_' ~ suffix) -%}
   {%- set open_cells = kanon._scratch_name('_kanon_go_' ~ suffix) -%}
   {%- set scratch = [cells, t, theirs, open_cells] -%}
@@ -40,11 +41,13 @@
   {%- do kanon._scratch_create(cells, 'with ' ~ staged ~ ' select * from _k_staged', true) -%}
   {%- do kanon._table_numbered_tables(cells, kanon._table_tops(searched), t, anc) -%}
   {%- set bounds = kanon._table_first_try_bounds(n, anc) or {'limit': none, 'moves': none} -%}
-  {%- do kanon._scratch_create(open_cells, kanon._table_open_cells_sql(n, t, anc, 'true', k, lo,
-      bounds.limit, bounds.moves, step, glued), true) -%}
+  {%- do kanon._scratch_create(open_cells, kanon._table_open_cells_sql({'n': n, 'cells': t, 'anc': anc,
+      'target': 'true', 'k': k, 'lo': lo, 'limit': bounds.limit, 'moves': bounds.moves, 'step': step,
+      'glued': glued}), true) -%}
   {%- set open = run_query('select count(*) from ' ~ open_cells).rows[0][0] | int -%}
   {%- do kanon._search_drop(scratch) -%}
   {{ return((open ~ " hidden cell(s) lie on no cube of hidden cells that could move"
       ~ (" by " ~ step if step > 1 else "") ~ " without changing a total: "
-      ~ "the totals may give them away" ~ (" (or narrow them below the protection)" if step > 1 else "")) if open > 0 else '') }}
+      ~ "the totals may give them away" ~ (" (or narrow them below the protection)" if step > 1 else ""))
+      if open > 0 else '') }}
 {% endmacro %}

@@ -13,13 +13,16 @@
     select count(*) from (
       {%- for i in range(n) %}
       {%- set others = [] -%}
-      {%- for j in range(n) if j != i -%}{%- do others.append('_k_l' ~ j) -%}{%- do others.append('_k_k' ~ j) -%}{%- endfor %}
+      {%- for j in range(n) if j != i -%}{%- do others.append('_k_l' ~ j) -%}{%- do others.append('_k_k' ~ j) -%}
+      {%- endfor %}
       {% if not loop.first %}union all
       {% endif -%}
       select 1 as _k_line from (
-        select {{ others | join(', ') }}, _k_l{{ i }} + 1 as _k_tl, _k_pk{{ i }} as _k_tk, _k_hidden from _k_staged where _k_pk{{ i }} is not null
+        select {{ others | join(', ') }}, _k_l{{ i }} + 1 as _k_tl, _k_pk{{ i }} as _k_tk
+          {{- ', ' }}_k_hidden from _k_staged where _k_pk{{ i }} is not null
         union all
-        select {{ others | join(', ') }}, _k_l{{ i }} as _k_tl, _k_k{{ i }} as _k_tk, _k_hidden from _k_staged where _k_l{{ i }} > 0
+        select {{ others | join(', ') }}, _k_l{{ i }} as _k_tl, _k_k{{ i }} as _k_tk
+          {{- ', ' }}_k_hidden from _k_staged where _k_l{{ i }} > 0
       ) as _k_line{{ i }}
       group by {{ others | join(', ') }}, _k_tl, _k_tk
       having sum(_k_hidden) = 1
@@ -27,5 +30,6 @@
     ) as _k_lines
   {%- endset -%}
   {%- set lines = kanon._scratch_query(sql).rows[0][0] | int -%}
-  {{ return((lines ~ " line(s) of the table have exactly one hidden cell, which their total gives away") if lines > 0 else '') }}
+  {{ return((lines ~ " line(s) of the table have exactly one hidden cell, which their total gives away")
+      if lines > 0 else '') }}
 {% endmacro %}

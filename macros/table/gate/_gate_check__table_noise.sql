@@ -11,7 +11,8 @@
   {%- if shared.refusal -%}{{ return(shared.refusal) }}{%- endif -%}
   {%- set noise = shared.plan.get('noise') -%}
   {%- if shared.noisy != (noise is not none) -%}
-    {{ return("the model is released " ~ ("with" if shared.noisy else "without") ~ " noise but its long form's plan says "
+    {{ return("the model is released " ~ ("with" if shared.noisy else "without")
+        ~ " noise but its long form's plan says "
         ~ ("none" if noise is none else "noise") ~ ": the checks that rest on additive totals cannot be chosen") }}
   {%- endif -%}
   {%- if noise is none -%}{{ return('') }}{%- endif -%}
@@ -22,8 +23,10 @@
     {{ return("the ptable " ~ noise.relation ~ " is not the one the release checked (its content hash differs): "
         ~ "the published values cannot be recomputed") }}
   {%- endif -%}
-  {%- do log("kanon: " ~ model.unique_id ~ " is a noisy table (cell_key): every published cell and total is its count plus"
-      ~ " the ptable's perturbation for its own cell key, so its totals are not the sum of their parts; checks table_line_rule"
-      ~ " and no_exact_disclosure, which rest on totals that are, do not apply; table_recount recomputes every published value", info=true) -%}
+  {%- do log("kanon: " ~ model.unique_id
+      ~ " is a noisy table (cell_key): every published cell and total is its count plus"
+      ~ " the ptable's perturbation for its own cell key, so its totals are not the sum of their parts;"
+      ~ " checks table_line_rule and no_exact_disclosure, which rest on totals that are, do not apply;"
+      ~ " table_recount recomputes every published value", info=true) -%}
   {{ return('') }}
 {% endmacro %}

@@ -22,20 +22,24 @@
   {%- endif -%}
   {%- set shown = '_k_n' -%}
   {%- if noise is not none -%}
-    {%- set imax = kanon._scratch_query('select max(cast(i as ' ~ dbt.type_bigint() ~ ')) from ' ~ noise.relation).rows[0][0] | int -%}
+    {%- set imax = kanon._scratch_query('select max(cast(i as ' ~ dbt.type_bigint() ~ ')) from '
+        ~ noise.relation).rows[0][0] | int -%}
     {%- set perturbed = kanon._noise_perturbed({'imax': imax}, '_k_staged', '_k_n') -%}
     {%- set shown = perturbed.value -%}
   {%- endif -%}
   {%- set whole = [] -%}
   {%- set grid = [] -%}
   {%- for i in range(n) -%}
-    {%- do grid.append('(select count(*) from (select distinct _k_l' ~ i ~ ', _k_k' ~ i ~ ' from _k_staged) as _k_g' ~ i ~ ')') -%}
+    {%- do grid.append('(select count(*) from (select distinct _k_l' ~ i ~ ', _k_k' ~ i ~ ' from _k_staged) as _k_g' ~ i
+        ~ ')') -%}
     {#- levels 0 to the top; each node one parent, itself a node -#}
-    {%- do whole.append('(select count(*) from _k_staged where _k_l' ~ i ~ ' is null or _k_l' ~ i ~ ' < 0 or _k_l' ~ i ~ ' > ' ~ dims[i].top ~ ')') -%}
-    {%- do whole.append('(select count(*) from (select _k_l' ~ i ~ ', _k_k' ~ i ~ ' from _k_staged group by _k_l' ~ i ~ ', _k_k' ~ i
-        ~ ' having count(distinct coalesce(_k_pk' ~ i ~ ", '<top>')) > 1) as _k_two" ~ i ~ ')') -%}
+    {%- do whole.append('(select count(*) from _k_staged where _k_l' ~ i ~ ' is null or _k_l' ~ i ~ ' < 0 or _k_l' ~ i
+        ~ ' > ' ~ dims[i].top ~ ')') -%}
+    {%- do whole.append('(select count(*) from (select _k_l' ~ i ~ ', _k_k' ~ i ~ ' from _k_staged group by _k_l' ~ i
+        ~ ', _k_k' ~ i ~ ' having count(distinct coalesce(_k_pk' ~ i ~ ", '<top>')) > 1) as _k_two" ~ i ~ ')') -%}
     {%- do whole.append('(select count(*) from _k_staged as _k_c where _k_c._k_l' ~ i ~ ' < ' ~ dims[i].top
-        ~ ' and not exists (select 1 from _k_staged as _k_p where _k_p._k_l' ~ i ~ ' = _k_c._k_l' ~ i ~ ' + 1 and _k_p._k_k' ~ i ~ ' = _k_c._k_pk' ~ i ~ '))') -%}
+        ~ ' and not exists (select 1 from _k_staged as _k_p where _k_p._k_l' ~ i ~ ' = _k_c._k_l' ~ i
+        ~ ' + 1 and _k_p._k_k' ~ i ~ ' = _k_c._k_pk' ~ i ~ '))') -%}
   {%- endfor -%}
   {%- set keys = [] -%}
   {%- for i in range(n) -%}{%- do keys.append('_k_l' ~ i ~ ', _k_k' ~ i) -%}{%- endfor -%}
@@ -45,10 +49,12 @@
     {{ kanon._noise_ptable_cte(noise.relation) }}
     {%- endif %}
     select
-      (select count(*) from (select _k_l0 from _k_staged group by {{ keys | join(', ') }} having count(*) > 1) as _k_twice)
+      (select count(*) from (select _k_l0
+        {{- ' from ' }}_k_staged group by {{ keys | join(', ') }} having count(*) > 1) as _k_twice)
       + {{ whole | join(' + ') }}
       + case when (select count(*) from _k_staged) <> {{ grid | join(' * ') }} then 1 else 0 end,
-      coalesce(sum(case when _k_status = 'published' and (_k_shown is null or _k_n is null or not coalesce(_k_shown = {{ shown }}, false)
+      coalesce(sum(case when _k_status = 'published'
+        {{- ' and ' }}(_k_shown is null or _k_n is null or not coalesce(_k_shown = {{ shown }}, false)
         or (_k_shown > 0 and _k_shown < {{ k }}) or _k_shown < 0
         or (_k_n < {{ k }} and not (_k_n = 0 and {{ lo }} = 1))) then 1 else 0 end), 0),
       coalesce(sum(case when _k_status <> 'published' and _k_shown is not null then 1 else 0 end), 0),
@@ -67,7 +73,8 @@
         {% if not loop.first %}and {% endif -%}
         (case
           when _k_l{{ i }} = 0 then _k_said{{ i }} is null
-          else _k_n between _k_max{{ i }} and _k_sum{{ i }} and _k_said{{ i }} = ({{ 'false' if noise is not none else '_k_n = _k_sum' ~ i }})
+          else _k_n between _k_max{{ i }} and _k_sum{{ i }}
+            {{- ' and ' }}_k_said{{ i }} = ({{ 'false' if noise is not none else '_k_n = _k_sum' ~ i }})
         end)
         {%- endfor %}
         then 0 else 1 end), 0)
@@ -76,15 +83,19 @@
   {%- endset -%}
   {%- set row = kanon._scratch_query(sql).rows[0] -%}
   {%- set problems = [
-      (row[0], "the table is not whole (a cell missing or twice, a level out of range, or a node with no parent or two)"),
-      (row[1], "published cell(s) or total(s) show a count that is not theirs" ~ (" (their count plus the ptable's perturbation)" if noise is not none else "")
+      (row[0], "the table is not whole (a cell missing or twice, a level out of range, or a node with no parent"
+          ~ " or two)"),
+      (row[1], "published cell(s) or total(s) show a count that is not theirs"
+          ~ (" (their count plus the ptable's perturbation)" if noise is not none else "")
           ~ ", or below k=" ~ k),
       (row[2], "hidden cell(s) show a count"),
-      (row[3], "hidden cell(s) whose mark does not tell the truth (primary: a count from " ~ lo ~ " to k-1; secondary: at least k"
-          ~ ("; a noisy table has none" if noise is not none else "") ~ ")"),
+      (row[3], "hidden cell(s) whose mark does not tell the truth (primary: a count from " ~ lo
+          ~ " to k-1; secondary: at least k" ~ ("; a noisy table has none" if noise is not none else "") ~ ")"),
       (row[4], "cell(s) whose display does not match their status and count"),
-      (row[5], ("total(s) outside their parts' bounds or saying additive, which a noisy table's perturbed totals are not" if noise is not none
-          else "total(s) outside their parts' bounds or saying additive when they are not the sum of their parts, or the reverse"))] -%}
+      (row[5], ("total(s) outside their parts' bounds or saying additive, which a noisy table's perturbed totals"
+          ~ " are not" if noise is not none
+          else "total(s) outside their parts' bounds or saying additive when they are not the sum of their parts,"
+          ~ " or the reverse"))] -%}
   {%- for count, what in problems if count | int > 0 -%}
     {{ return((count | int) ~ " " ~ what) }}
   {%- endfor -%}

@@ -59,7 +59,8 @@ _k_staged_rows as (
   union all
   select
     {%- for d in plan.dimensions %}
-    _k_c._k_l{{ loop.index0 }}, _k_c._k_k{{ loop.index0 }}, _k_c._k_pk{{ loop.index0 }}, cast(null as {{ dbt.type_boolean() }}) as _k_said{{ loop.index0 }},
+    _k_c._k_l{{ loop.index0 }}, _k_c._k_k{{ loop.index0 }}, _k_c._k_pk{{ loop.index0 }}
+      {{- ', ' }}cast(null as {{ dbt.type_boolean() }}) as _k_said{{ loop.index0 }},
     {%- endfor %}
     _k_c._k_n,
     cast(null as {{ dbt.type_bigint() }}) as _k_cell_key,
@@ -79,9 +80,10 @@ _k_staged_rows as (
 {% macro _table_recorded_plan(plan, k) %}
   {%- set dims = [] -%}
   {%- for d in plan.dimensions -%}
-    {%- do dims.append({'name': d.name, 'column': d.column, 'hierarchy': d.relation if d.hierarchy is not none else none,
+    {%- do dims.append({'name': d.name, 'column': d.column,
+        'hierarchy': d.relation if d.hierarchy is not none else none,
         'level_columns': d.level_columns, 'top': d.top}) -%}
   {%- endfor -%}
-  {{ return({'relation': plan.relation, 'privacy_unit': plan.privacy_unit, 'count_rows': plan.count_rows, 'dims': dims, 'k': k,
-      'hide_zeros': plan.hide_zeros, 'linked': plan.get('linked')}) }}
+  {{ return({'relation': plan.relation, 'privacy_unit': plan.privacy_unit, 'count_rows': plan.count_rows, 'dims': dims,
+      'k': k, 'hide_zeros': plan.hide_zeros, 'linked': plan.get('linked')}) }}
 {% endmacro %}

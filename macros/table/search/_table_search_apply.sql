@@ -10,13 +10,14 @@
   writes  `hidden_now` (the cells the applied picks newly hide), those cells' _k_status
           'secondary' in `numbered`; the state's rounds
 -#}
-{% macro _table_search_apply(plan, s) %}
-  {%- set t = s.tables -%}
+{% macro _table_search_apply(plan, search) %}
+  {%- set t = search.tables -%}
   {%- do kanon._search_replace(t.hidden_now,
-      kanon._table_accepted_sql(s.n, t.numbered, t.anc, s.open_picks, s.rounds >= kanon._table_conflict_rounds()), true) -%}
-  {%- do kanon._scratch_update(t.numbered, {'_k_status': "'secondary'"}, "_k_status = 'published' and (" ~ s.nodes ~ ') in (select '
-      ~ s.nodes ~ ' from ' ~ t.hidden_now ~ ')') -%}
-  {%- do s.update({'rounds': s.rounds + 1}) -%}
+      kanon._table_accepted_sql(search.n, t.numbered, t.anc, search.open_picks,
+          search.rounds >= kanon._table_conflict_rounds()), true) -%}
+  {%- do kanon._scratch_update(t.numbered, {'_k_status': "'secondary'"}, "_k_status = 'published' and (" ~ search.nodes
+      ~ ') in (select ' ~ search.nodes ~ ' from ' ~ t.hidden_now ~ ')') -%}
+  {%- do search.update({'rounds': search.rounds + 1}) -%}
 {% endmacro %}
 
 {#- A select of the cells (_k_d<i>) the applied picks newly hide: with `all_picks`, every pick's;
@@ -34,7 +35,8 @@
 
   {% for i in range(n) -%}
   _k_pairs{{ i }} as (
-    select {{ kanon._table_target_columns(n, '_k_o') }}, _k_o._k_a{{ i }} as _k_a, _k_o._k_b{{ i }} as _k_b from _k_ordered as _k_o
+    select {{ kanon._table_target_columns(n, '_k_o') }}, _k_o._k_a{{ i }} as _k_a
+      {{- ', ' }}_k_o._k_b{{ i }} as _k_b from _k_ordered as _k_o
   ),
 
   {{ kanon._table_support_ctes(n, i, '_k_pairs' ~ i, anc, '_k_c') }}
@@ -49,7 +51,8 @@
     from _k_ordered as _k_o
     {%- for i in range(n) %}
     inner join _k_csup{{ i }} as _k_s{{ i }}
-      on {{ kanon._table_same_target(n, '_k_s' ~ i, '_k_o') }} and _k_s{{ i }}._k_a = _k_o._k_a{{ i }} and _k_s{{ i }}._k_b = _k_o._k_b{{ i }}
+      on {{ kanon._table_same_target(n, '_k_s' ~ i, '_k_o') }} and _k_s{{ i }}._k_a = _k_o._k_a{{ i }}
+        {{- ' and ' }}_k_s{{ i }}._k_b = _k_o._k_b{{ i }}
     {%- endfor %}
   ),
 
@@ -67,7 +70,8 @@
     {%- for i in range(n) %}
     select _k_o._k_order from _k_ordered as _k_o
     inner join _k_new as _k_x
-      on {% for j in range(n) if j != i %}_k_x._k_d{{ j }} = _k_o._k_p{{ j }} and {% endfor %}_k_x._k_order < _k_o._k_order
+      on {% for j in range(n) if j != i %}_k_x._k_d{{ j }} = _k_o._k_p{{ j }}
+        {{- ' and ' }}{% endfor %}_k_x._k_order < _k_o._k_order
     union
     {%- endfor %}
     select _k_y._k_order from _k_new as _k_y

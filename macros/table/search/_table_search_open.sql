@@ -13,22 +13,23 @@
           the state's open_picks (the picks step 4 applies)
   returns how many cells are open
 -#}
-{% macro _table_search_open(plan, s) %}
-  {%- set t = s.tables -%}
-  {%- if s.bounds is none -%}
-    {%- do kanon._search_replace(t.picks, kanon._table_picks_sql(s.n, t.numbered, t.anc, 'true', plan.k, s.lo, none, none,
-        plan.step, s.glued), true) -%}
-    {%- do kanon._scratch_update(t.numbered, {'_k_open': '0'}, '_k_open = 1 and (' ~ s.nodes ~ ') in (select '
-        ~ kanon._table_target_columns(s.n, '_k_q') ~ ' from ' ~ t.picks ~ ' as _k_q where _k_q._k_cost = 0)') -%}
+{% macro _table_search_open(plan, search) %}
+  {%- set t = search.tables -%}
+  {%- if search.bounds is none -%}
+    {%- do kanon._search_replace(t.picks, kanon._table_picks_sql(dict(search.cubes, target='true', limit=none,
+        moves=none)), true) -%}
+    {%- do kanon._scratch_update(t.numbered, {'_k_open': '0'}, '_k_open = 1 and (' ~ search.nodes ~ ') in (select '
+        ~ kanon._table_target_columns(search.n, '_k_q') ~ ' from ' ~ t.picks ~ ' as _k_q where _k_q._k_cost = 0)') -%}
     {%- do kanon._scratch_analyze(t.numbered) -%}
-    {%- do s.update({'open_picks': '(select * from ' ~ t.picks ~ ' where _k_cost > 0)'}) -%}
+    {%- do search.update({'open_picks': '(select * from ' ~ t.picks ~ ' where _k_cost > 0)'}) -%}
     {{ return(kanon._search_value('select count(*) from ' ~ t.numbered ~ ' where _k_open = 1') | int) }}
   {%- endif -%}
-  {%- do kanon._search_replace(t.open_cells, kanon._table_open_cells_sql(s.n, t.numbered, t.anc, '_k_t._k_open = 1', plan.k, s.lo,
-      s.bounds.limit, s.bounds.moves, plan.step, s.glued), true) -%}
+  {%- do kanon._search_replace(t.open_cells, kanon._table_open_cells_sql(dict(search.cubes, target='_k_t._k_open = 1',
+      limit=search.bounds.limit, moves=search.bounds.moves)), true) -%}
   {%- do kanon._scratch_update(t.numbered, {'_k_open': '0'}, '_k_open = 1') -%}
-  {%- do kanon._scratch_update(t.numbered, {'_k_open': '1'}, '(' ~ s.nodes ~ ') in (select ' ~ s.nodes ~ ' from ' ~ t.open_cells ~ ')') -%}
+  {%- do kanon._scratch_update(t.numbered, {'_k_open': '1'}, '(' ~ search.nodes ~ ') in (select ' ~ search.nodes
+      ~ ' from ' ~ t.open_cells ~ ')') -%}
   {%- do kanon._scratch_analyze(t.numbered) -%}
-  {%- do s.update({'open_picks': t.picks}) -%}
+  {%- do search.update({'open_picks': t.picks}) -%}
   {{ return(kanon._search_value('select count(*) from ' ~ t.open_cells) | int) }}
 {% endmacro %}

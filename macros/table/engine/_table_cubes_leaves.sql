@@ -6,7 +6,8 @@
     _k_ea<i>  for a target above the leaves along i, the leaves below its node a move may start
               from, bounded alike but ranked under that node
 -#}
-{% macro _table_cubes_leaf_ctes(n, i, anc, limit) -%}
+{% macro _table_cubes_leaf_ctes(arg_dict, i) -%}
+  {%- set n, anc, limit = arg_dict.n, arg_dict.anc, arg_dict.limit -%}
   {%- set targets_of = kanon._table_target_columns -%}
   {#- the leaves a move along i may end at, on each target's line along i -#}
   _k_e{{ i }} as (

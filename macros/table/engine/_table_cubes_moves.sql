@@ -12,15 +12,20 @@
                 id (_k_id); _k_cross when a corner's line along another dimension is not additive
     _k_ms<i>    each of those moves' cells by its id, and whether the cell is off the target's
                 own node (_k_off)
+
+  A move's support (_table_support_ctes, below) is also what the search's step 4 hides.
 -#}
-{% macro _table_cubes_move_ctes(n, i, anc, k, lo, step, glued) -%}
+{% macro _table_cubes_move_ctes(arg_dict, i) -%}
+  {%- set n, anc, k, lo = arg_dict.n, arg_dict.anc, arg_dict.k, arg_dict.lo -%}
+  {%- set step, glued = arg_dict.step, arg_dict.glued -%}
   {%- set targets_of = kanon._table_target_columns -%}
   {#- moves through the target: from its own node when a leaf, else from a leaf below it; to
       another leaf whose common ancestor with it is above the target's node, or to the top -#}
   _k_ab{{ i }} as (
     select _k_x.*, _k_y._k_b
     from (
-      select {{ targets_of(n, '_k_p') }}, _k_p._k_pl{{ i }}, _k_p._k_p{{ i }} as _k_a from _k_p where _k_p._k_pl{{ i }} = 0
+      select {{ targets_of(n, '_k_p') }}, _k_p._k_pl{{ i }}
+        {{- ', ' }}_k_p._k_p{{ i }} as _k_a from _k_p where _k_p._k_pl{{ i }} = 0
       union all
       select {{ targets_of(n, '_k_p') }}, _k_p._k_pl{{ i }}, _k_e._k_leaf as _k_a
       from _k_ea{{ i }} as _k_e
@@ -50,7 +55,8 @@
     select
       _k_m.*,
       {{ kanon._row_number_unordered([targets_of(n, '_k_m'), '_k_m._k_a', '_k_m._k_b']) }} as _k_id,
-      row_number() over (partition by {{ targets_of(n, '_k_m') }} order by _k_m._k_axcost, _k_m._k_a, _k_m._k_b) as _k_mrank
+      row_number() over (partition by {{ targets_of(n, '_k_m') }} order by _k_m._k_axcost, _k_m._k_a
+        {{- ', ' }}_k_m._k_b) as _k_mrank
     from (
       select
         {{ targets_of(n, '_k_x') }},
@@ -70,7 +76,9 @@
           _k_c._k_cost,
           {#- along the other dimensions the bounds of lines that are not additive wait for
               the cube's corners (_k_cross), which know the other moves -#}
-          case when _k_s._k_s <> _k_s._k_p{{ i }} and ({% for j in range(n) if j != i %}_k_c._k_cap{{ j }} is not null or _k_c._k_floor{{ j }} is not null{% if not loop.last %} or {% endif %}{% endfor %})
+          case when _k_s._k_s <> _k_s._k_p{{ i }} and (
+          {%- for j in range(n) if j != i %}_k_c._k_cap{{ j }} is not null or _k_c._k_floor{{ j }} is not null
+          {%- if not loop.last %} or {% endif %}{% endfor %})
             then 1 else 0 end as _k_cross,
           {%- for j in range(n) %}
           {%- if j == i %}
@@ -93,7 +101,8 @@
         inner join _k_lca{{ i }} as _k_l
           on {{ kanon._table_same_target(n, '_k_l', '_k_s') }} and _k_l._k_a = _k_s._k_a and _k_l._k_b = _k_s._k_b
         left join _k_u as _k_c
-          on _k_c._k_d{{ i }} = _k_s._k_s{% for j in range(n) if j != i %} and _k_c._k_d{{ j }} = _k_s._k_p{{ j }}{% endfor %}
+          on _k_c._k_d{{ i }} = _k_s._k_s{% for j in range(n) if j != i %} and _k_c._k_d{{ j }} = _k_s._k_p{{ j }}
+          {%- endfor %}
         where _k_l._k_lca > _k_l._k_pl{{ i }}
       ) as _k_x
       group by {{ targets_of(n, '_k_x') }}, _k_x._k_a, _k_x._k_b
@@ -114,6 +123,43 @@
       case when _k_s._k_s = _k_s._k_p{{ i }} then 0 else 1 end as _k_off
     from _k_mv{{ i }}
     inner join _k_sup{{ i }} as _k_s
-      on {{ kanon._table_same_target(n, '_k_s', '_k_mv' ~ i) }} and _k_s._k_a = _k_mv{{ i }}._k_a and _k_s._k_b = _k_mv{{ i }}._k_b
+      on {{ kanon._table_same_target(n, '_k_s', '_k_mv' ~ i) }} and _k_s._k_a = _k_mv{{ i }}._k_a
+        {{- ' and ' }}_k_s._k_b = _k_mv{{ i }}._k_b
   ),
+{%- endmacro %}
+
+{#- `<prefix>lca<i>` and `<prefix>sup<i>`, each followed by a comma: for the moves of `pairs` (a
+    relation with a target's _k_p<j>, a leaf _k_a and a leaf or 0 _k_b, along dimension i), the
+    level of their common ancestor (_k_lca; 1000000 for b = 0: every node above a moves), and
+    their support: one row per node _k_s moved, its sign, whether its parent moves too (_k_up)
+    and which of its children moves with it (_k_down, NULL at a leaf). Two leaves without a
+    common ancestor (a linked table's glued dimension, one leaf of each tree: _table_linked)
+    move +1 both, each with every node above it up to its root, which keeps both trees' sums and
+    their roots equal. -#}
+{% macro _table_support_ctes(n, i, pairs, anc, prefix) -%}
+{%- set targets = kanon._table_target_columns(n, '_k_pr') -%}
+{{ prefix }}lca{{ i }} as (
+  select _k_pr.*, coalesce(_k_j._k_lca, 1000000) as _k_lca
+  from {{ pairs }} as _k_pr
+  left join (
+    select _k_q._k_a, _k_q._k_b, min(_k_ca._k_al) as _k_lca
+    from (select distinct _k_a, _k_b from {{ pairs }}) as _k_q
+    inner join {{ anc }}{{ i }} as _k_ca on _k_ca._k_leaf = _k_q._k_a
+    inner join {{ anc }}{{ i }} as _k_cb on _k_cb._k_leaf = _k_q._k_b and _k_cb._k_anc = _k_ca._k_anc
+    group by _k_q._k_a, _k_q._k_b
+  ) as _k_j on _k_j._k_a = _k_pr._k_a and _k_j._k_b = _k_pr._k_b
+),
+
+{{ prefix }}sup{{ i }} as (
+  {%- for side, sign in [('_k_a', '1'), ('_k_b', 'case when _k_pr._k_lca = 1000000 then 1 else -1 end')] %}
+  {% if not loop.first %}union all
+  {% endif -%}
+  select {{ targets }}, _k_pr._k_a, _k_pr._k_b, _k_pr._k_lca, _k_c._k_anc as _k_s, {{ sign }} as _k_sign,
+    case when _k_c._k_al + 1 < _k_pr._k_lca then 1 else 0 end as _k_up,
+    _k_below._k_anc as _k_down
+  from {{ prefix }}lca{{ i }} as _k_pr
+  inner join {{ anc }}{{ i }} as _k_c on _k_c._k_leaf = _k_pr.{{ side }} and _k_c._k_al < _k_pr._k_lca
+  left join {{ anc }}{{ i }} as _k_below on _k_below._k_leaf = _k_pr.{{ side }} and _k_below._k_al = _k_c._k_al - 1
+  {%- endfor %}
+),
 {%- endmacro %}

@@ -9,7 +9,9 @@
     _k_corner       every corner of a cube to check, with its cost and room to move each way
   and the select: the cubes whose every corner can move as their lines can, one row per cube.
 -#}
-{% macro _table_cubes_combined(n, k, lo, moves, step) -%}
+{% macro _table_cubes_combined(arg_dict) -%}
+  {%- set n, k, lo = arg_dict.n, arg_dict.k, arg_dict.lo -%}
+  {%- set moves, step = arg_dict.moves, arg_dict.step -%}
   {%- set targets_of = kanon._table_target_columns -%}
   {%- if n > 2 %}
   {#- three or more dimensions: the pairs of moves whose face of the cube (the cells off the
@@ -57,10 +59,12 @@
     {%- endfor %}
     {%- if n > 2 %}
     {%- for i in range(n) %}{% for j in range(i + 1, n) %}
-    inner join _k_face{{ i }}_{{ j }} on _k_face{{ i }}_{{ j }}._k_idi = _k_mv{{ i }}._k_id and _k_face{{ i }}_{{ j }}._k_idj = _k_mv{{ j }}._k_id
+    inner join _k_face{{ i }}_{{ j }} on _k_face{{ i }}_{{ j }}._k_idi = _k_mv{{ i }}._k_id
+      {{- ' and ' }}_k_face{{ i }}_{{ j }}._k_idj = _k_mv{{ j }}._k_id
     {%- endfor %}{% endfor %}
     {%- endif %}
-    where {{ kanon._table_least(n, '_k_mv{i}._k_rise') }} + {{ kanon._table_least(n, '_k_mv{i}._k_fall') }} >= {{ step }}
+    where {{ kanon._table_least(n, '_k_mv{i}._k_rise') }}
+      {{- ' + ' }}{{ kanon._table_least(n, '_k_mv{i}._k_fall') }} >= {{ step }}
   ),
 
   {#- every corner off the target's lines (two or more nodes not the target's), and those on
@@ -91,11 +95,13 @@
     {# two dimensions: a corner off both lines is off in each; one on the other's line is
        checked when that line's move left it to (_k_cross) #}
     inner join _k_ms{{ i }} as _k_s{{ i }}
-      on _k_s{{ i }}._k_id = _k_combo._k_id{{ i }}{% if n == 2 %} and (_k_s{{ i }}._k_off = 1 or _k_combo._k_cross{{ 1 - i }} = 1){% endif %}
+      on _k_s{{ i }}._k_id = _k_combo._k_id{{ i }}
+      {%- if n == 2 %} and (_k_s{{ i }}._k_off = 1 or _k_combo._k_cross{{ 1 - i }} = 1){% endif %}
     {%- endfor %}
     left join _k_u as _k_x
       on {% for i in range(n) %}_k_x._k_d{{ i }} = _k_s{{ i }}._k_s{% if not loop.last %} and {% endif %}{% endfor %}
-    where {{ offs }} >= 2 or ({{ offs }} = 1 and {% for i in range(n) %}_k_s{{ i }}._k_off * _k_combo._k_cross{{ i }}{% if not loop.last %} + {% endif %}{% endfor %} = 1)
+    where {{ offs }} >= 2 or ({{ offs }} = 1 and {% for i in range(n) %}_k_s{{ i }}._k_off * _k_combo._k_cross{{ i }}
+    {%- if not loop.last %} + {% endif %}{% endfor %} = 1)
   )
 
   {#- a cube protects when every corner off the lines can go the way the lines can -#}
@@ -108,9 +114,18 @@
     {%- endfor %}
     _k_c._k_axcost + sum(case when _k_c._k_is_off = 1 then coalesce(_k_c._k_cost, 0) else 0 end) as _k_cost
   from _k_corner as _k_c
-  group by {{ targets_of(n, '_k_c') }}, _k_c._k_pn{% for i in range(n) %}, _k_c._k_a{{ i }}, _k_c._k_b{{ i }}{% endfor %}, _k_c._k_axcost, _k_c._k_off,
+  group by {{ targets_of(n, '_k_c') }}, _k_c._k_pn{% for i in range(n) %}, _k_c._k_a{{ i }}, _k_c._k_b{{ i }}
+  {%- endfor %}, _k_c._k_axcost, _k_c._k_off,
     _k_c._k_rise, _k_c._k_fall
   having
     sum(_k_c._k_is_off) = _k_c._k_off and min(_k_c._k_found) = 1
     and least(_k_c._k_rise, min(_k_c._k_up_room)) + least(_k_c._k_fall, min(_k_c._k_down_room)) >= {{ step }}
+{%- endmacro %}
+
+{#- `least(<expr 0>, ..., <expr n-1>)`: `expression` a format with {i}. -#}
+{% macro _table_least(n, expression) -%}
+  {%- if n == 1 -%}{{ expression.replace('{i}', '0') }}{%- else -%}
+  least({% for i in range(n) %}{{ expression.replace('{i}', i | string) }}{% if not loop.last %}, {% endif %}
+  {%- endfor %})
+  {%- endif -%}
 {%- endmacro %}
