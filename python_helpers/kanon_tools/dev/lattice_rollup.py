@@ -86,8 +86,8 @@ def pivot_costs(counts: dict[Node, int], height: int) -> tuple[int, list[PivotCo
     return len(batch) * level0, costs
 
 
-def adult_codes() -> tuple[list[str], list[list[Codes]]]:
-    """Adult's columns and each record's label codes at every level of each column's hierarchy."""
+def adult_codes() -> list[list[Codes]]:
+    """Each record's label codes at every level of each Adult column's hierarchy, in COLUMNS' order."""
     adult = adult_data.load()
     codes = []
     for column in adult_data.COLUMNS:
@@ -98,15 +98,14 @@ def adult_codes() -> tuple[list[str], list[list[Codes]]]:
             labels = dict(zip(table["level_0"], table[level], strict=True))
             per_level.append(np.unique(leaves.map(labels).to_numpy(), return_inverse=True)[1].astype(np.int64))
         codes.append(per_level)
-    return list(adult_data.COLUMNS), codes
+    return codes
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--height", type=int, default=9, help="the batch's height (default 9: the middle)")
     args = parser.parse_args(argv)
-    _, codes = adult_codes()
-    counts = class_counts(codes, args.height)
+    counts = class_counts(adult_codes(), args.height)
     direct, costs = pivot_costs(counts, args.height)
     batch = sum(1 for node in counts if sum(node) == args.height)
     level0 = counts[min(counts, key=sum)]
