@@ -30,9 +30,8 @@ from typing import Any
 import pytest
 from kanon_tools.dbt_runner import DbtResult
 from support import IN_CI, INTEGRATION, ROOT
+from support.host_projects import BOTH_RELEASED, TABLE_OVERRIDE, Host, assert_trail_is_kanons, write_host
 from support.warehouses import Warehouse
-
-from host.test_host_settings import BOTH_RELEASED, TABLE_OVERRIDE, Host, assert_trail_is_kanons, write_host
 
 pytestmark = pytest.mark.dbt
 

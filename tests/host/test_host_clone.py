@@ -22,10 +22,9 @@ from typing import Any
 
 import pytest
 from kanon_tools.dbt_runner import DbtResult
+from support.host_projects import AUDIT_TABLES, COMMENT, MARTS, write_host
 from support.projects import DbtProject
 from support.warehouses import Warehouse, postgres_role, role_can_select
-
-from host.test_host_settings import AUDIT_TABLES, COMMENT, MARTS, write_host
 
 pytestmark = pytest.mark.dbt
 

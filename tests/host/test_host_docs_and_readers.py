@@ -17,10 +17,9 @@ from typing import Any
 import pytest
 import yaml  # type: ignore[import-untyped]  # no stubs installed; only safe_load is used
 from support import ROOT
+from support.host_projects import write_host
 from support.projects import DbtProject
 from support.warehouses import Warehouse, postgres_role, require_postgres, role_can_select
-
-from host.test_host_settings import write_host
 
 pytestmark = pytest.mark.dbt
 

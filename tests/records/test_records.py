@@ -23,6 +23,7 @@ from kanon_tools.pseudonym_env import pseudonym, pseudonym_env
 from pycanon import anonymity
 from support import INTEGRATION, ROOT
 from support.projects import DbtProject, assert_bad_inputs_refused, copy_project
+from support.records import plan_of, read_frame
 from support.warehouses import Warehouse
 
 pytestmark = pytest.mark.dbt
@@ -95,29 +96,11 @@ def built(warehouse_kind: str, make_warehouse: Any) -> tuple[DbtProject, Warehou
     return project, wh
 
 
-def read_frame(wh: Warehouse, relation: str) -> pd.DataFrame:
-    conn = wh.connect()
-    try:
-        cur = conn.cursor()
-        cur.execute(f"select * from {relation}")
-        names = [d[0] for d in cur.description]
-        return pd.DataFrame([tuple(row) for row in cur.fetchall()], columns=names)
-    finally:
-        conn.close()
-
-
 def _reference(wh: Warehouse, model: str) -> tuple[ref.RecordsReference, list[str]]:
     qis, published, kwargs = CASES[model]
     resolved = {name: (_postal() if g == "postal" else g) for name, g in qis.items()}
     data = read_frame(wh, wh.relation("records_people"))
     return ref.RecordsReference(data, resolved, **kwargs), published
-
-
-def plan_of(wh: Warehouse, model: str, status: str = "RELEASED") -> dict[str, Any]:
-    rows = wh.query(f"select release_plan from {wh.relation('kanon_audit_releases', AUDIT)} "
-                    f"where report = '{model}' and status = '{status}' order by released_at desc limit 1")
-    assert rows, f"no {status} release of {model}"
-    return dict(json.loads(rows[0][0]))
 
 
 def _texts(frame: pd.DataFrame, columns: list[str]) -> Counter[tuple[str | None, ...]]:

@@ -21,9 +21,8 @@ from kanon_tools.dev import records_reference as ref
 from pycanon import anonymity
 from support import INTEGRATION, ROOT
 from support.projects import DbtProject, copy_project
+from support.records import plan_of, read_frame
 from support.warehouses import Warehouse
-
-from records.test_records import plan_of, read_frame
 
 pytestmark = [
     pytest.mark.dbt,

@@ -10,45 +10,23 @@ packs and pseudonyms; tests/records/test_records_cli_units.py the parts that nee
 from __future__ import annotations
 
 import json
-import os
-import sys
-import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pytest
-from kanon_tools.cli import records as cli
 from kanon_tools.records import example
 from kanon_tools.records.files import parse_table, read_table, render_table
 from pycanon import anonymity
 from support import ROOT
-from support.commands import main_in_process
+from support.records import Command, file_cells, records
 
 pytestmark = pytest.mark.dbt
 
 EXAMPLE = ROOT / "examples" / "records_japan"
-SCRIPT = Path(sys.executable).parent / "kanon-records"
 FORMATS = ("csv", "json", "xml")
 QIS = ["生年月日", "性別", "郵便番号", "都道府県"]
-
-
-@dataclass
-class Command:
-    code: int
-    stdout: str
-    stderr: str
-
-
-def records(*args: str | Path, cwd: Path) -> Command:
-    """`kanon-records <args>` in `cwd`, without a pseudonym key in its environment: its main() here,
-    dbt included (support.commands.main_in_process), which spares a Python start and dbt's
-    imports a call."""
-    argv = [str(a) for a in args]
-    env = {k: v for k, v in os.environ.items() if k != "KANON_PSEUDONYM_KEY"}
-    done = main_in_process(cli.main, [str(SCRIPT)], argv, env, cwd)
-    return Command(done.returncode, done.stdout, done.stderr)
 
 
 @dataclass
@@ -184,15 +162,6 @@ def test_the_japanese_receipt_says_the_same_counts(round_trips: dict[str, RoundT
     assert receipt["language"] == "ja" and receipt["release"]["records"] == english["release"]["records"]
     assert "実施内容" in japanese.run.stdout and "公開しました" in receipt["summary"]
     assert f"入力600件のうち{english['release']['records']['out']}件" in receipt["summary"]
-
-
-def file_cells(path: Path) -> set[str]:
-    """Every cell of the input, and its NFKC form, that is long enough to be looked for."""
-    table = read_table(path)
-    cells = {v for row in table.rows for v in row if v is not None}
-    cells |= {unicodedata.normalize("NFKC", v) for v in cells}
-    # a one-character cell (男, 女) is looked for too: the receipts' own words avoid those characters
-    return {c for c in cells if not (c.isascii() and c.isdigit() and len(c) < 5)}
 
 
 def test_no_receipt_holds_an_input_value(round_trips: dict[str, RoundTrip], japanese: Japanese) -> None:

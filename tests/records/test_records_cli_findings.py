@@ -23,8 +23,7 @@ from typing import Any
 import pytest
 from kanon_tools.records.files import Table, read_table, render_table
 from kanon_tools.records.identifiers import my_number_valid
-
-from records.test_records_cli import Command, file_cells, records
+from support.records import Command, file_cells, records
 
 SCRIPT = Path(sys.executable).parent / "kanon-records"
 COLUMNS = ("name", "phone", "email", "postal_code", "prefecture", "birth_date", "age", "gender", "occupation",

@@ -5,7 +5,10 @@
 - projects.py: DbtProject and KeyedProject, dbt driven in a project, and the files a test writes;
 - commands.py: `python -m kanon_tools` run in this process, as its own process would run it;
 - cell_fates.py: a past release's cells, replayed from the audit trail by kanon.audit_cell_fates;
-- file_seconds.py: the order the test files start in (file_seconds.json), and its recorder.
+- file_seconds.py: the order the test files start in (file_seconds.json), and its recorder;
+- host_projects.py: a throwaway host project installing kanon, and what its trail must be;
+- records.py: a relation as a frame, a release's plan, `kanon-records` run here, a file's cells;
+- attack_tables.py: tables whose LP audit is known, emitted as kanon.cli_table_cells emits them.
 
 Fixtures live in conftest.py files (tests/conftest.py: those every folder uses), not here.
 """

@@ -23,18 +23,7 @@ from kanon_tools.attack import (
     grid,
     intervals,
 )
-
-DAYS = ["Mon", "Tue", "Wed", "Thu", "Fri"]
-KINDS = ["Views", "Saves", "Follows"]
-# the worked example as published with k=5: four primary, two secondary suppressions
-WORKED: dict[str, list[object]] = {
-    "Mon": [42, "·", "<5", 52],
-    "Tue": [38, "<5", "·", 46],
-    "Wed": [51, 9, 8, 68],
-    "Thu": [12, "<5", "<5", 17],
-    "Fri": [29, 6, 5, 40],
-    "Total": [172, 28, 23, 223],
-}
+from support.attack_tables import DAYS, KINDS, WORKED
 
 
 def marks(table: dict[str, list[object]]) -> dict[tuple[str, str], str | int]:

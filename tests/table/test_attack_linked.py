@@ -15,9 +15,7 @@ import pytest
 from kanon_tools import attack_report
 from kanon_tools.attack import Finding, InconsistentTable, Key, Status
 from kanon_tools.cli import attack as attack_cli
-
-from table.test_attack import WORKED
-from table.test_attack_nd import Dim, Event, emit, one_each, three_d, worked_emitted
+from support.attack_tables import WORKED, Dim, Event, emit, one_each, three_d, worked_emitted
 
 K = 5
 DAY = Dim("day", ("Mon", "Tue", "Wed", "Thu", "Fri"))
