@@ -12,7 +12,8 @@ releases the table with totals again, and is killed (SIGKILL) in the middle of a
 Everything after runs in this worker's process, dbt included (kanon_tools.dbt_runner, ADR 14), on
 one Spark session kept for the module, and the tests read the warehouse through that same session.
 What Spark publishes and finds is compared with the same project on DuckDB. Under CI=true a Spark
-that cannot start fails the module; elsewhere it is skipped with the reason.
+that cannot start fails the module; elsewhere it is skipped with the reason. `make test-spark`
+runs it (CI does, after `make test`, which leaves every test marked spark out).
 
 Under KANON_SPARK_CLUSTER=1 (make test-spark-cluster) the same tests run on a standalone cluster
 the module starts (kanon_tools.dev.spark_cluster: a master, two workers, a Spark Connect server;

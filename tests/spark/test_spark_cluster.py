@@ -1,7 +1,8 @@
 """The Spark standalone cluster (kanon_tools.dev.spark_cluster, `make spark-cluster`) and what a
 cluster changes for a release: the rows are evaluated by executor JVMs that share neither the
 driver's memory nor its environment (issue 47). `make test-spark-cluster` runs this module and
-tests/spark/test_spark.py on a cluster (KANON_SPARK_CLUSTER=1); `make test` skips it, saying so.
+tests/spark/test_spark.py on a cluster (KANON_SPARK_CLUSTER=1); `make test` leaves it out with
+every Spark test, and any other run skips it, saying so.
 
 - The command starts a master, two workers and a Spark Connect server, whose queries run in two
   executor JVMs other than the driver's, reports them, and stops every process it started.
@@ -26,7 +27,7 @@ from kanon_tools.pseudonym_env import pseudonym
 from kanon_tools.spark_sql import session
 from support import ROOT
 
-# `make test` has no cluster to test: the module says so; `make test-spark-cluster` (CI's too) runs it
+# only `make test-spark-cluster` (CI's too) has a cluster to test: elsewhere the module says so
 pytestmark = [pytest.mark.dbt, pytest.mark.spark,
               pytest.mark.skipif(os.environ.get("KANON_SPARK_CLUSTER") != "1",
                                  reason="the cluster tests run under make test-spark-cluster (KANON_SPARK_CLUSTER=1)")]
