@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from kanon_tools.dbt_runner import DbtResult
 from oracles import dp
 from support import ROOT
 from support.projects import KeyedProject
@@ -72,19 +73,47 @@ BUDGET = """{{ config(materialized='k_anonymous', k=3) }}
     noise={'mode': 'dp', 'epsilon': 0.4, 'max_cells_per_person': 1, 'budget': {'epsilon': 1.0},
            'levels': {'age_band': 1}, 'budget_source': 'a budget of its own'}) }}
 """
-# one model, made bad in as many ways as the vars of test_bad_dp_input_is_refused_before_anything_runs
-BAD = """{{ config(materialized=var('materialized', 'k_anonymous'), k=3,
-    max_suppression=var('max_suppression', none)) }}
+# one model a way of making it bad (BAD_CASES, under models/bad/), all refused by one `dbt run`: a
+# full parse for each set of --vars would cost more than the refusals. Each model's case is a JSON
+# literal in place of CASE, and its noise, config and arguments are the good ones changed by it
+BAD = """{%- set case = fromjson(CASE) -%}
+{{ config(materialized=case.get('materialized', 'k_anonymous'), k=3,
+    max_suppression=case.get('max_suppression', none)) }}
 {%- set good = {'mode': 'dp', 'epsilon': 1.0, 'max_cells_per_person': 1, 'budget': {'epsilon': 100},
                 'cells': ref('dp_cells'), 'levels': {'age_band': 1}, 'budget_source': 'bad'} -%}
 {%- set noise = dict(good) -%}
-{%- do noise.update(var('noise', {})) -%}
-{%- for drop in var('drop', []) -%}{%- do noise.pop(drop) -%}{%- endfor -%}
-{%- if var('bad_cells', none) -%}{%- do noise.update({'cells': ref(var('bad_cells'))}) -%}{%- endif -%}
+{%- do noise.update(case.get('noise', {})) -%}
+{%- for drop in case.get('drop', []) -%}{%- do noise.pop(drop) -%}{%- endfor -%}
+{%- if case.get('bad_cells') -%}{%- do noise.update({'cells': ref(case['bad_cells'])}) -%}{%- endif -%}
 {{ kanon.release_counts(ref('dp_events'), privacy_unit='Patron Id', dimensions=['branch', 'age_band'],
-    hierarchies={'age_band': ref('dp_age')}, ladder=var('ladder', none), remainder=var('remainder', false),
-    measures=var('measures', none), noise=noise) }}
+    hierarchies={'age_band': ref('dp_age')}, ladder=case.get('ladder'), remainder=case.get('remainder', false),
+    measures=case.get('measures'), noise=noise) }}
 """
+BAD_CASES: list[tuple[dict[str, Any], str]] = [
+    ({"noise": {"epsilon": 0}}, "noise's epsilon must be a number above 0"),
+    ({"noise": {"epsilon": -1}}, "noise's epsilon must be a number above 0"),
+    ({"noise": {"rho": 0.5}}, "spends epsilon, not rho"),
+    ({"noise": {"mechanism": "gaussian"}}, "spends rho, not epsilon"),
+    ({"drop": ["cells", "levels"]}, "publishes a set of cells fixed in advance"),
+    ({"drop": ["cells"]}, "has no hierarchy, so noise's levels cannot list its values"),
+    ({"drop": ["max_cells_per_person"]}, "max_cells_per_person"),
+    ({"drop": ["budget"]}, "needs a budget"),
+    ({"noise": {"budget": {"rho": 1}}}, "needs a budget"),
+    ({"ladder": [{"age_band": 2}]}, "ladder is refused with noise mode 'dp'"),
+    ({"remainder": True}, "remainder is refused with noise mode 'dp'"),
+    ({"max_suppression": 0.1}, "max_suppression is refused with noise mode 'dp'"),
+    ({"measures": {"loans": "count(*)"}}, "neither count_rows=true nor measures"),
+    ({"materialized": "table"}, "only the k_anonymous materialization keeps"),
+    ({"bad_cells": "dp_cells_dup"}, "must list each published cell once"),
+    ({"bad_cells": "dp_cells_null"}, "with a NULL"),
+    ({"noise": {"levels": {"branch": 1}}}, "noise's level of 'branch'"),
+    ({"noise": {"epsilon": 0.0005}}, "above the largest kanon tabulates"),
+    ({"noise": {"budget": {"epsilon": 0.5}}}, "privacy budget exhausted"),
+]
+
+
+def bad_model(case: dict[str, Any]) -> str:
+    return f"dp_bad_{[c for c, _ in BAD_CASES].index(case):02d}"
 
 
 def events() -> list[dict[str, str | None]]:
@@ -135,9 +164,11 @@ def write_host(path: Path) -> None:
               [{"branch": "", "age_band": "13-24"}])
     write_csv(path / "seeds" / "dp_fit_cells.csv", [{"kiosk": f"kiosk {c:03d}"} for c in range(FIT_CELLS)])
     (path / "seeds" / "dp_age.csv").write_text("level_0,level_1,level_2\n" + "".join(",".join(r) + "\n" for r in AGE))
-    for name, sql in {"dp_release": RELEASE, "dp_gauss": GAUSS, "dp_fit": FIT, "dp_budget": BUDGET,
-                      "dp_bad": BAD}.items():
+    for name, sql in {"dp_release": RELEASE, "dp_gauss": GAUSS, "dp_fit": FIT, "dp_budget": BUDGET}.items():
         (path / "models" / f"{name}.sql").write_text(sql)
+    (path / "models" / "bad").mkdir()
+    for case, _ in BAD_CASES:
+        (path / "models" / "bad" / f"{bad_model(case)}.sql").write_text(BAD.replace("CASE", repr(json.dumps(case))))
 
 
 @pytest.fixture(scope="module")
@@ -147,8 +178,14 @@ def released(warehouse_kind: str, make_warehouse: Any, tmp_path_factory: pytest.
     project = KeyedProject(host, make_warehouse(warehouse_kind, "dp"), {"KANON_NOISE_KEY": KEY})
     project.run("deps")
     project.run("seed")
-    project.run("run", "--exclude", "dp_bad")
+    project.run("run", "--exclude", "path:models/bad")
     return project
+
+
+@pytest.fixture(scope="module")
+def refusals(released: KeyedProject) -> DbtResult:
+    """Every model of BAD_CASES run at once: each must fail on its own message."""
+    return released.run("run", "-s", "path:models/bad", expect_ok=False)
 
 
 def releases(wh: Warehouse, model: str) -> list[tuple[Any, ...]]:
@@ -288,33 +325,13 @@ def test_the_key_is_in_no_file_dbt_writes(released: KeyedProject) -> None:
     assert found == []
 
 
-@pytest.mark.parametrize(("variables", "message"), [
-    ({"noise": {"epsilon": 0}}, "noise's epsilon must be a number above 0"),
-    ({"noise": {"epsilon": -1}}, "noise's epsilon must be a number above 0"),
-    ({"noise": {"rho": 0.5}}, "spends epsilon, not rho"),
-    ({"noise": {"mechanism": "gaussian"}}, "spends rho, not epsilon"),
-    ({"drop": ["cells", "levels"]}, "publishes a set of cells fixed in advance"),
-    ({"drop": ["cells"]}, "has no hierarchy, so noise's levels cannot list its values"),
-    ({"drop": ["max_cells_per_person"]}, "max_cells_per_person"),
-    ({"drop": ["budget"]}, "needs a budget"),
-    ({"noise": {"budget": {"rho": 1}}}, "needs a budget"),
-    ({"ladder": [{"age_band": 2}]}, "ladder is refused with noise mode 'dp'"),
-    ({"remainder": True}, "remainder is refused with noise mode 'dp'"),
-    ({"max_suppression": 0.1}, "max_suppression is refused with noise mode 'dp'"),
-    ({"measures": {"loans": "count(*)"}}, "neither count_rows=true nor measures"),
-    ({"materialized": "table"}, "only the k_anonymous materialization keeps"),
-    ({"bad_cells": "dp_cells_dup"}, "must list each published cell once"),
-    ({"bad_cells": "dp_cells_null"}, "with a NULL"),
-    ({"noise": {"levels": {"branch": 1}}}, "noise's level of 'branch'"),
-    ({"noise": {"epsilon": 0.0005}}, "above the largest kanon tabulates"),
-    ({"noise": {"budget": {"epsilon": 0.5}}}, "privacy budget exhausted"),
-])
+@pytest.mark.parametrize(("variables", "message"), BAD_CASES)
 def test_bad_dp_input_is_refused_before_anything_runs(
-    released: KeyedProject, variables: dict[str, Any], message: str,
+    released: KeyedProject, refusals: DbtResult, variables: dict[str, Any], message: str,
 ) -> None:
-    result = released.run("run", "-s", "dp_bad", "--vars", json.dumps(variables), expect_ok=False)
-    assert message in result.output
-    assert releases(released.warehouse, "dp_bad") == []
+    node = refusals.results[f"model.dp_host.{bad_model(variables)}"]
+    assert node["status"] == "error" and message in node["message"], node
+    assert releases(released.warehouse, bad_model(variables)) == []
 
 
 def test_a_missing_key_is_refused(released: KeyedProject) -> None:
