@@ -112,8 +112,8 @@ BAD_CASES: list[tuple[dict[str, Any], str]] = [
 ]
 
 
-def bad_model(case: dict[str, Any]) -> str:
-    return f"dp_bad_{[c for c, _ in BAD_CASES].index(case):02d}"
+# each case's model, named by its place in BAD_CASES
+BAD_MODELS = {f"dp_bad_{at:02d}": (case, message) for at, (case, message) in enumerate(BAD_CASES)}
 
 
 def events() -> list[dict[str, str | None]]:
@@ -167,8 +167,8 @@ def write_host(path: Path) -> None:
     for name, sql in {"dp_release": RELEASE, "dp_gauss": GAUSS, "dp_fit": FIT, "dp_budget": BUDGET}.items():
         (path / "models" / f"{name}.sql").write_text(sql)
     (path / "models" / "bad").mkdir()
-    for case, _ in BAD_CASES:
-        (path / "models" / "bad" / f"{bad_model(case)}.sql").write_text(BAD.replace("CASE", repr(json.dumps(case))))
+    for model, (case, _) in BAD_MODELS.items():
+        (path / "models" / "bad" / f"{model}.sql").write_text(BAD.replace("CASE", repr(json.dumps(case))))
 
 
 @pytest.fixture(scope="module")
@@ -325,13 +325,17 @@ def test_the_key_is_in_no_file_dbt_writes(released: KeyedProject) -> None:
     assert found == []
 
 
-@pytest.mark.parametrize(("variables", "message"), BAD_CASES)
+@pytest.mark.parametrize(("model", "message"), [(model, message) for model, (_, message) in BAD_MODELS.items()])
 def test_bad_dp_input_is_refused_before_anything_runs(
-    released: KeyedProject, refusals: DbtResult, variables: dict[str, Any], message: str,
+    released: KeyedProject, refusals: DbtResult, model: str, message: str,
 ) -> None:
-    node = refusals.results[f"model.dp_host.{bad_model(variables)}"]
+    wh = released.warehouse
+    node = refusals.results[f"model.dp_host.{model}"]
     assert node["status"] == "error" and message in node["message"], node
-    assert releases(released.warehouse, bad_model(variables)) == []
+    assert releases(wh, model) == []
+    # and no relation of that name: nothing published, not even a table without a trail row
+    assert wh.query("select count(*) from information_schema.tables where table_schema = "
+                    f"'{wh.schema}' and table_name = '{model}'") == [(0,)]
 
 
 def test_a_missing_key_is_refused(released: KeyedProject) -> None:
