@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 from support import INTEGRATION
-from support.projects import DbtProject
+from support.projects import DbtProject, assert_bad_inputs_refused
 from support.warehouses import Warehouse, require_postgres
 
 pytestmark = pytest.mark.dbt
@@ -159,19 +159,7 @@ BAD_INPUTS = {
 
 
 def test_bad_input_fails_clearly_and_publishes_nothing(built: tuple[DbtProject, Warehouse]) -> None:
-    project, wh = built
-    result = project.run(
-        "run", "--select", "path:models/release/bad_inputs", "--vars", "{kanon_bad_inputs: true}", expect_ok=False
-    )
-    for model, message in BAD_INPUTS.items():
-        node = result.results[f"model.kanon_integration_tests.{model}"]
-        assert node["status"] == "error", model
-        assert message in node["message"], (model, node["message"])
-    published = wh.query(
-        f"select table_name from information_schema.tables where table_schema = '{wh.schema}' "
-        "and table_name like 'bad%'"
-    )
-    assert published == []
+    assert_bad_inputs_refused(*built, "models/release/bad_inputs", "bad", BAD_INPUTS)
 
 
 def _gate_rows(wh: Warehouse) -> list[tuple[object, ...]]:
